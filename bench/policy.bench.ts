@@ -1,0 +1,237 @@
+// Policy benchmarks: per-packet verdict rate over compiled maps (ipcache LPM lookup + policy map
+// lookup) with 10, 100, 1,000 and 10,000 policies, against the reference evaluator in the same run;
+// full compile of 10,000 pods x 1,000 policies; one pod label change applied incrementally.
+// Clusters are generated from a seeded RNG, shaped like real ones (apps per namespace, team labels,
+// named ports, ipBlocks with excepts, port ranges). Targets: issue 4 "Measures".
+import { Bench } from "tinybench";
+import type { NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort } from "kubernetes-types/networking/v1.js";
+import { Direction } from "../datapath/maps/policy.js";
+import type { IpCache } from "../datapath/maps/ipcache.js";
+import type { PolicyMap } from "../datapath/maps/policy.js";
+import { PolicyCompiler } from "../src/policy/compiler.js";
+import { addressOwner, evaluateDirection } from "../src/policy/reference.js";
+import { IpProto, Personality, policyOptionsFor } from "../src/policy/types.js";
+import { Direction as VerdictDirection } from "../src/policy/verdict.js";
+import { PolicyWorld } from "../src/policy/world.js";
+import { formatIPv4, parseIPv4 } from "../src/util/ip.js";
+import { unwrap } from "../src/util/result.js";
+import { SeededRng } from "../src/util/rng.js";
+
+const NAMESPACES = 50;
+const APPS_PER_NAMESPACE = 4;
+const OPTIONS = policyOptionsFor(Personality.EBPF);
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
+// ---- cluster generator
+
+function buildWorld(pods: number, nodes: number): PolicyWorld {
+  const w = new PolicyWorld();
+  for (let n = 0; n < nodes; n++) unwrap(w.setNode({ name: `node${n}`, ips: [`192.168.${n >> 8}.${n & 255}`, `10.31.${n}.1`] }));
+  for (let i = 0; i < NAMESPACES; i++) unwrap(w.setNamespace({ name: `ns${i}`, labels: { team: `t${i % 5}`, env: `e${i % 3}` } }));
+  const base = parseIPv4("10.32.0.0")!;
+  for (let i = 0; i < pods; i++) {
+    unwrap(
+      w.setPod({
+        namespace: `ns${i % NAMESPACES}`,
+        name: `pod${i}`,
+        labels: { app: `app${i % (NAMESPACES * APPS_PER_NAMESPACE)}`, tier: `t${i % 3}` },
+        ip: formatIPv4(base + i),
+        node: `node${i % nodes}`,
+        ports: i % 2 === 0 ? [{ name: "http", containerPort: 8080 }] : [{ name: "http", containerPort: 8081 }],
+      }),
+    );
+  }
+  return w;
+}
+
+/** An app label that exists in namespace ns (apps are spread so that app k lives in ns k mod 50). */
+const appIn = (rng: SeededRng, ns: number) => `app${ns + NAMESPACES * rng.nextInt(APPS_PER_NAMESPACE)}`;
+
+function randomPolicy(rng: SeededRng, j: number): NetworkPolicy {
+  const ns = rng.nextInt(NAMESPACES);
+  const peer = (): NetworkPolicyPeer => {
+    switch (rng.nextInt(3)) {
+      case 0:
+        return { podSelector: { matchLabels: { app: appIn(rng, ns) } } };
+      case 1: {
+        const other = rng.nextInt(NAMESPACES);
+        return { namespaceSelector: { matchLabels: { team: `t${other % 5}` } }, podSelector: { matchLabels: { app: appIn(rng, other) } } };
+      }
+      default: {
+        const net = rng.nextInt(256);
+        return { ipBlock: { cidr: `172.16.${net}.0/24`, except: [`172.16.${net}.0/28`] } };
+      }
+    }
+  };
+  const ports = (): NetworkPolicyPort[] | undefined =>
+    [[{ port: 80 }], [{ port: 8080, endPort: 8090 }], [{ port: "http" }], undefined][rng.nextInt(4)] as NetworkPolicyPort[] | undefined;
+  const rule = (): NetworkPolicyIngressRule => {
+    const r: NetworkPolicyIngressRule = { from: [peer(), peer()] };
+    const p = ports();
+    if (p) r.ports = p;
+    return r;
+  };
+  const spec: NonNullable<NetworkPolicy["spec"]> = { podSelector: { matchLabels: { app: appIn(rng, ns) } }, ingress: [rule(), rule()] };
+  if (rng.nextInt(4) === 0) {
+    spec.policyTypes = ["Ingress", "Egress"];
+    spec.egress = [{ to: [{ namespaceSelector: { matchLabels: { env: `e${rng.nextInt(3)}` } }, podSelector: { matchLabels: { tier: "t1" } } }] }];
+  }
+  return { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: `np${j}`, namespace: `ns${ns}` }, spec };
+}
+
+function addPolicies(w: PolicyWorld, count: number, seed: number): void {
+  const rng = new SeededRng(seed);
+  for (let j = 0; j < count; j++) unwrap(w.setPolicy(randomPolicy(rng, j)));
+}
+
+// ---- packets: endpoint map + its node's ipcache + peer address/proto/port, flattened
+
+type Packets = {
+  maps: PolicyMap[];
+  ipcaches: IpCache[];
+  endpoints: string[];
+  peers: Uint32Array;
+  dirs: Uint8Array;
+  protos: Uint8Array;
+  ports: Uint16Array;
+};
+
+const PACKETS = 1024;
+
+function makePackets(w: PolicyWorld, c: PolicyCompiler, seed: number): Packets {
+  const rng = new SeededRng(seed);
+  const pods = [...w.allPods()];
+  const p: Packets = {
+    maps: [],
+    ipcaches: [],
+    endpoints: [],
+    peers: new Uint32Array(PACKETS),
+    dirs: new Uint8Array(PACKETS),
+    protos: new Uint8Array(PACKETS),
+    ports: new Uint16Array(PACKETS),
+  };
+  const portChoices = [80, 8080, 8085, 8081, 53, 443];
+  for (let i = 0; i < PACKETS; i++) {
+    const ep = c.endpoint(pods[rng.nextInt(pods.length)]!.key)!;
+    p.maps.push(ep.map);
+    p.ipcaches.push(c.ipcacheOf(ep.pod.node)!);
+    p.endpoints.push(ep.key);
+    p.peers[i] = rng.nextInt(8) === 0 ? (parseIPv4(`172.16.${rng.nextInt(256)}.${rng.nextInt(256)}`) ?? 0) : pods[rng.nextInt(pods.length)]!.ip;
+    p.dirs[i] = rng.nextInt(4) === 0 ? Direction.EGRESS : Direction.INGRESS;
+    p.protos[i] = rng.nextInt(8) === 0 ? IpProto.UDP : IpProto.TCP;
+    p.ports[i] = portChoices[rng.nextInt(portChoices.length)]!;
+  }
+  return p;
+}
+
+let sink = 0;
+
+/** The datapath's decision for every packet: identity from the ipcache, verdict from the policy map. */
+function compiledVerdicts(p: Packets): void {
+  let acc = 0;
+  for (let i = 0; i < PACKETS; i++) {
+    const identity = p.ipcaches[i]!.lookupV4(p.peers[i]!);
+    acc += p.maps[i]!.lookup(p.dirs[i]!, identity, p.protos[i]!, p.ports[i]!);
+  }
+  sink += acc;
+}
+
+function referenceVerdicts(w: PolicyWorld, p: Packets, count: number, offset: number): void {
+  for (let k = 0; k < count; k++) {
+    const i = (offset + k) % PACKETS;
+    const pod = w.pod(p.endpoints[i]!)!;
+    const dir = p.dirs[i] === Direction.INGRESS ? VerdictDirection.INGRESS : VerdictDirection.EGRESS;
+    const v = evaluateDirection(w, dir, { kind: "pod", ip: pod.ip, pod }, addressOwner(w, p.peers[i]!), p.protos[i]!, p.ports[i]!, OPTIONS);
+    sink += v.allowed ? 1 : 0;
+  }
+}
+
+/** Mean milliseconds per task iteration. */
+function periodOf(bench: Bench, name: string): number {
+  const result = bench.tasks.find((t) => t.name === name)?.result;
+  if (result === undefined || !("period" in result)) throw new Error(`bench task ${name} has no result`);
+  return result.period;
+}
+
+// ---- 1. verdict rate vs number of policies
+
+const verdictRows = [];
+const compiledRate = new Map<number, number>();
+for (const policies of [10, 100, 1_000, 10_000]) {
+  collectGarbage?.();
+  const world = buildWorld(2_000, 20);
+  addPolicies(world, policies, 7);
+  const compiler = new PolicyCompiler(world, OPTIONS);
+  const packets = makePackets(world, compiler, 11);
+  // The reference walks every policy per verdict: fewer samples as policies grow.
+  const refBatch = Math.max(1, Math.floor(2_000 / policies));
+  let refOffset = 0;
+  const bench = new Bench({ time: 500, warmupTime: 100, iterations: 8, warmupIterations: 2 });
+  bench.add("compiled", () => compiledVerdicts(packets));
+  bench.add("reference", () => {
+    referenceVerdicts(world, packets, refBatch, refOffset);
+    refOffset += refBatch;
+  });
+  await bench.run();
+  const compiled = (PACKETS * 1000) / periodOf(bench, "compiled");
+  const reference = (refBatch * 1000) / periodOf(bench, "reference");
+  compiledRate.set(policies, compiled);
+  const entries = packets.maps.reduce((s, m) => s + m.size, 0) / PACKETS;
+  verdictRows.push({
+    policies,
+    "map entries/ep": entries.toFixed(0),
+    "compiled verdicts/s": `${(compiled / 1e6).toFixed(2)} M`,
+    "reference verdicts/s": reference >= 1e3 ? `${(reference / 1e3).toFixed(1)} k` : reference.toFixed(1),
+    "compiled / reference": `${(compiled / reference).toFixed(0)}x`,
+    "vs 10 policies": `${((compiledRate.get(10) ?? compiled) / compiled).toFixed(2)}x cost`,
+  });
+  compiler.dispose();
+}
+console.log("policy verdicts (ipcache LPM + policy map lookup), 2,000 pods on 20 nodes");
+console.log("targets: cost at 10,000 within 1.5x of 10; >= 100x reference at 1,000; >= 10 M verdicts/s");
+console.table(verdictRows);
+
+// ---- 2. full compile of 10,000 pods x 1,000 policies, then 3. one label change
+
+collectGarbage?.();
+const bigWorld = buildWorld(10_000, 100);
+addPolicies(bigWorld, 1_000, 13);
+const t0 = performance.now();
+const big = new PolicyCompiler(bigWorld, OPTIONS);
+const compileMs = performance.now() - t0;
+let totalEntries = 0;
+for (const pod of bigWorld.allPods()) totalEntries += big.endpoint(pod.key)!.map.size;
+
+// Toggle a pod's app label between two existing apps of its namespace (both selected by policies),
+// so every change moves it between identities, selectors and policy targets.
+const changeRng = new SeededRng(17);
+const pods = [...bigWorld.allPods()];
+const samples: number[] = [];
+const touched: number[] = [];
+for (let k = 0; k < 40; k++) {
+  const pod = pods[changeRng.nextInt(pods.length)]!;
+  const ns = Number(pod.namespace.slice(2));
+  const labels = { ...pod.labels, app: appIn(changeRng, ns) };
+  big.resetCounters();
+  const t = performance.now();
+  unwrap(bigWorld.setPodLabels(pod.key, labels));
+  samples.push(performance.now() - t);
+  touched.push(big.counters.touchedEndpoints.size);
+}
+samples.sort((a, b) => a - b);
+const median = samples[samples.length >> 1]!;
+const p90 = samples[Math.floor(samples.length * 0.9)]!;
+const relabelBaselineT = performance.now();
+const fresh = new PolicyCompiler(bigWorld, OPTIONS);
+const recompileMs = performance.now() - relabelBaselineT;
+fresh.dispose();
+console.log("\ncompile and incremental update, 10,000 pods on 100 nodes x 1,000 policies (targets: compile < 5 s, label change < 10 ms)");
+console.table([
+  { measure: "full compile", value: `${(compileMs / 1000).toFixed(2)} s`, detail: `${totalEntries} map entries, ${big.identities.size} identities` },
+  {
+    measure: "one pod label change",
+    value: `${median.toFixed(2)} ms median, ${p90.toFixed(2)} ms p90`,
+    detail: `${(recompileMs / median).toFixed(0)}x faster than a full recompile (${(recompileMs / 1000).toFixed(2)} s); endpoints touched: median ${touched.sort((a, b) => a - b)[touched.length >> 1]}`,
+  },
+]);
+if (sink === -1) console.log(sink);

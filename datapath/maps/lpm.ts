@@ -1,0 +1,324 @@
+// LpmTrieMap: longest-prefix-match map (BPF_MAP_TYPE_LPM_TRIE) for 32-bit (IPv4) and 128-bit (IPv6) keys.
+// Prefixes are stored exactly in a HashMap (stable slots, values); a stride-4 multibit trie with
+// controlled prefix expansion answers lookups in at most keyBits/4 steps (8 for IPv4) with no allocation.
+// bench/maps.bench.ts compares it with a hash table per prefix length and a one-bit-per-level trie.
+import { MapError, newMapStats } from "./errors.js";
+import type { MapStats } from "./errors.js";
+import { HashMap } from "./hashmap.js";
+
+export interface LpmTrieMapOptions {
+  keyBits: 32 | 128;
+  valueWords: number;
+  maxEntries: number;
+  /** Grow the prefix table on demand instead of preallocating maxEntries (see HashMapOptions). */
+  noPrealloc?: boolean;
+}
+
+const STRIDE = 4;
+const FANOUT = 16;
+const ROOT = 0;
+const INITIAL_NODES = 16;
+
+/**
+ * Calling convention: write the address words (most significant first, network order as integers) into
+ * `map.key`, then `lookup()` (longest match) or `upsert(prefixLen)` / `delete(prefixLen)` / `get(prefixLen)`.
+ * Slots index `map.values[slot * valueWords + i]`; `lastPrefixLen` is the length matched by the last lookup.
+ */
+export class LpmTrieMap {
+  readonly keyBits: number;
+  readonly keyWords: number;
+  readonly valueWords: number;
+  readonly maxEntries: number;
+  readonly key: Uint32Array;
+  readonly stats: MapStats = newMapStats();
+  /** Prefix length of the last successful lookup, -1 after a miss. */
+  lastPrefixLen = -1;
+  /** Set by upsert: true when the prefix was new. */
+  created = false;
+
+  private readonly prefixes: HashMap; // key: [prefixLen, masked address words...]
+  private readonly scratch: Uint32Array;
+  private readonly probe: Uint32Array;
+  private defaultSlot = -1; // the /0 entry
+  // Trie cells, FANOUT per node: best (longest) prefix homed in the node covering the cell, and child node.
+  private cellSlot: Int32Array;
+  private cellLen: Int16Array; // 0 = no prefix covers this cell at this node
+  private cellChild: Int32Array; // 0 = none (the root is never a child)
+  private nodeUse: Int32Array; // prefixes homed in the node + children
+  private nodeParentCell: Int32Array;
+  private nodeHigh = 1;
+  private freeNodes: number[] = [];
+
+  constructor(options: LpmTrieMapOptions) {
+    if (options.keyBits !== 32 && options.keyBits !== 128) {
+      throw new RangeError(`LpmTrieMap: keyBits must be 32 or 128, got ${String(options.keyBits)}`);
+    }
+    this.keyBits = options.keyBits;
+    this.keyWords = options.keyBits / 32;
+    this.valueWords = options.valueWords;
+    this.maxEntries = options.maxEntries;
+    this.key = new Uint32Array(this.keyWords);
+    this.scratch = new Uint32Array(this.keyWords + 1);
+    this.probe = new Uint32Array(this.keyWords + 1);
+    this.prefixes = new HashMap({
+      keyWords: this.keyWords + 1,
+      valueWords: options.valueWords,
+      maxEntries: options.maxEntries,
+      ...(options.noPrealloc === true ? { noPrealloc: true } : {}),
+    });
+    this.cellSlot = new Int32Array(INITIAL_NODES * FANOUT);
+    this.cellLen = new Int16Array(INITIAL_NODES * FANOUT);
+    this.cellChild = new Int32Array(INITIAL_NODES * FANOUT);
+    this.nodeUse = new Int32Array(INITIAL_NODES);
+    this.nodeParentCell = new Int32Array(INITIAL_NODES);
+  }
+
+  /** Values of every prefix: `values[slot * valueWords + i]` (re-read after upserts on noPrealloc maps). */
+  get values(): Uint32Array {
+    return this.prefixes.values;
+  }
+
+  get size(): number {
+    return this.prefixes.size;
+  }
+
+  /** Trie nodes in use (a memory figure for benches and reports). */
+  get nodeCount(): number {
+    return this.nodeHigh - this.freeNodes.length;
+  }
+
+  /** Slot of the longest prefix containing the address in `this.key`, or -1. Sets `lastPrefixLen`. */
+  lookup(): number {
+    this.stats.lookups++;
+    let best = this.defaultSlot;
+    let bestLen = best >= 0 ? 0 : -1;
+    const cellSlot = this.cellSlot;
+    const cellLen = this.cellLen;
+    const cellChild = this.cellChild;
+    let node = ROOT;
+    if (this.keyWords === 1) {
+      const addr = this.key[0]!;
+      for (let shift = 28; ; shift -= STRIDE) {
+        const cell = (node << 4) | ((addr >>> shift) & 15);
+        const len = cellLen[cell]!;
+        if (len !== 0) {
+          best = cellSlot[cell]!;
+          bestLen = len;
+        }
+        node = cellChild[cell]!;
+        if (node === 0) break;
+      }
+    } else {
+      const levels = this.keyBits / STRIDE;
+      for (let level = 0; level < levels; level++) {
+        const cell = (node << 4) | this.nibble(this.key, 0, level);
+        const len = cellLen[cell]!;
+        if (len !== 0) {
+          best = cellSlot[cell]!;
+          bestLen = len;
+        }
+        node = cellChild[cell]!;
+        if (node === 0) break;
+      }
+    }
+    this.lastPrefixLen = bestLen;
+    if (best >= 0) this.stats.hits++;
+    else this.stats.misses++;
+    return best;
+  }
+
+  /** Exact match: slot of prefix (`this.key`, prefixLen) or -1 (host bits are ignored). */
+  get(prefixLen: number): number {
+    if (!this.validLen(prefixLen)) return -1;
+    this.loadPrefixKey(this.scratch, prefixLen);
+    return this.prefixes.findKey(this.scratch, 0);
+  }
+
+  /** Inserts or finds prefix (`this.key`, prefixLen): slot, or -MapError.FULL / -MapError.INVALID. */
+  upsert(prefixLen: number): number {
+    this.created = false;
+    if (!this.validLen(prefixLen)) return -MapError.INVALID;
+    this.loadPrefixKey(this.prefixes.key, prefixLen);
+    const slot = this.prefixes.upsert();
+    if (slot < 0) {
+      this.stats.full++;
+      return slot;
+    }
+    if (!this.prefixes.created) return slot;
+    this.created = true;
+    this.stats.inserts++;
+    if (prefixLen === 0) this.defaultSlot = slot;
+    else this.insertIntoTrie(slot, prefixLen, this.prefixes.key);
+    return slot;
+  }
+
+  /** Removes prefix (`this.key`, prefixLen); false when absent. */
+  delete(prefixLen: number): boolean {
+    if (!this.validLen(prefixLen)) return false;
+    const words = this.scratch;
+    this.loadPrefixKey(words, prefixLen);
+    const slot = this.prefixes.findKey(words, 0);
+    if (slot < 0) return false;
+    if (prefixLen === 0) this.defaultSlot = -1;
+    else this.removeFromTrie(prefixLen, words);
+    this.prefixes.deleteSlot(slot);
+    this.stats.deletes++;
+    return true;
+  }
+
+  clear(): void {
+    this.prefixes.clear();
+    this.defaultSlot = -1;
+    this.cellSlot.fill(0);
+    this.cellLen.fill(0);
+    this.cellChild.fill(0);
+    this.nodeUse.fill(0);
+    this.nodeHigh = 1;
+    this.freeNodes.length = 0;
+  }
+
+  /** Next live slot after `previous` (start with -1); -1 at the end. */
+  nextSlot(previous: number): number {
+    return this.prefixes.nextSlot(previous);
+  }
+
+  prefixLenOf(slot: number): number {
+    return this.prefixes.keys[slot * (this.keyWords + 1)]!;
+  }
+
+  /** Word `i` of the (masked) address of the prefix at `slot`. */
+  addressWordOf(slot: number, i: number): number {
+    return this.prefixes.keys[slot * (this.keyWords + 1) + 1 + i]!;
+  }
+
+  // IPv4 conveniences (keyBits 32).
+  lookup32(addr: number): number {
+    this.key[0] = addr;
+    return this.lookup();
+  }
+  upsert32(addr: number, prefixLen: number): number {
+    this.key[0] = addr;
+    return this.upsert(prefixLen);
+  }
+  delete32(addr: number, prefixLen: number): boolean {
+    this.key[0] = addr;
+    return this.delete(prefixLen);
+  }
+  get32(addr: number, prefixLen: number): number {
+    this.key[0] = addr;
+    return this.get(prefixLen);
+  }
+
+  private validLen(prefixLen: number): boolean {
+    return Number.isInteger(prefixLen) && prefixLen >= 0 && prefixLen <= this.keyBits;
+  }
+
+  /** out = [prefixLen, address words of this.key masked to prefixLen]. */
+  private loadPrefixKey(out: Uint32Array, prefixLen: number): void {
+    out[0] = prefixLen;
+    for (let i = 0; i < this.keyWords; i++) {
+      const bits = prefixLen - i * 32;
+      const mask = bits >= 32 ? 0xffffffff : bits <= 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+      out[1 + i] = (this.key[i]! & mask) >>> 0;
+    }
+  }
+
+  private nibble(words: Uint32Array, offset: number, level: number): number {
+    return (words[offset + (level >> 3)]! >>> (28 - ((level & 7) << 2))) & 15;
+  }
+
+  /** Places a new prefix (key words at prefixKey[1..]) in its home node, expanding it over covered cells. */
+  private insertIntoTrie(slot: number, prefixLen: number, prefixKey: Uint32Array): void {
+    const home = (prefixLen - 1) >> 2;
+    let node = ROOT;
+    for (let level = 0; level < home; level++) {
+      const cell = (node << 4) | this.nibble(prefixKey, 1, level);
+      let child = this.cellChild[cell]!;
+      if (child === 0) {
+        child = this.allocNode(cell);
+        this.nodeUse[node]!++;
+      }
+      node = child;
+    }
+    const span = 1 << (STRIDE - (prefixLen - home * STRIDE));
+    const first = (node << 4) | this.nibble(prefixKey, 1, home);
+    for (let cell = first; cell < first + span; cell++) {
+      if (this.cellLen[cell]! < prefixLen) {
+        this.cellLen[cell] = prefixLen;
+        this.cellSlot[cell] = slot;
+      }
+    }
+    this.nodeUse[node]!++;
+  }
+
+  /** Undoes insertIntoTrie: cells the prefix owned fall back to the next shorter prefix homed in the node. */
+  private removeFromTrie(prefixLen: number, prefixKey: Uint32Array): void {
+    const home = (prefixLen - 1) >> 2;
+    let node = ROOT;
+    for (let level = 0; level < home; level++) node = this.cellChild[(node << 4) | this.nibble(prefixKey, 1, level)]!;
+    // Every cell this prefix owned is covered by the same shorter candidates: the prefix masked to each length.
+    let replacementSlot = 0;
+    let replacementLen = 0;
+    const probe = this.probe;
+    for (let len = prefixLen - 1; len > home * STRIDE; len--) {
+      for (let i = 0; i < this.keyWords; i++) {
+        const bits = len - i * 32;
+        const mask = bits >= 32 ? 0xffffffff : bits <= 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+        probe[1 + i] = (prefixKey[1 + i]! & mask) >>> 0;
+      }
+      probe[0] = len;
+      const found = this.prefixes.findKey(probe, 0);
+      if (found >= 0) {
+        replacementSlot = found;
+        replacementLen = len;
+        break;
+      }
+    }
+    const span = 1 << (STRIDE - (prefixLen - home * STRIDE));
+    const first = (node << 4) | this.nibble(prefixKey, 1, home);
+    for (let cell = first; cell < first + span; cell++) {
+      if (this.cellLen[cell] === prefixLen) {
+        this.cellLen[cell] = replacementLen;
+        this.cellSlot[cell] = replacementSlot;
+      }
+    }
+    this.releaseUse(node);
+  }
+
+  private releaseUse(node: number): void {
+    while (--this.nodeUse[node]! === 0 && node !== ROOT) {
+      const parentCell = this.nodeParentCell[node]!;
+      this.cellChild[parentCell] = 0;
+      this.freeNodes.push(node);
+      node = parentCell >> 4;
+    }
+  }
+
+  private allocNode(parentCell: number): number {
+    const node = this.freeNodes.length > 0 ? this.freeNodes.pop()! : this.nodeHigh++;
+    if (node >= this.nodeUse.length) this.growNodes();
+    this.nodeUse[node] = 0;
+    this.nodeParentCell[node] = parentCell;
+    this.cellChild[parentCell] = node;
+    return node;
+  }
+
+  private growNodes(): void {
+    const nodes = this.nodeUse.length * 2;
+    const cellSlot = new Int32Array(nodes * FANOUT);
+    cellSlot.set(this.cellSlot);
+    const cellLen = new Int16Array(nodes * FANOUT);
+    cellLen.set(this.cellLen);
+    const cellChild = new Int32Array(nodes * FANOUT);
+    cellChild.set(this.cellChild);
+    const nodeUse = new Int32Array(nodes);
+    nodeUse.set(this.nodeUse);
+    const nodeParentCell = new Int32Array(nodes);
+    nodeParentCell.set(this.nodeParentCell);
+    this.cellSlot = cellSlot;
+    this.cellLen = cellLen;
+    this.cellChild = cellChild;
+    this.nodeUse = nodeUse;
+    this.nodeParentCell = nodeParentCell;
+  }
+}

@@ -1,0 +1,19 @@
+// Splits an inclusive port range into prefix-aligned blocks (the maximal aligned power-of-two blocks
+// inside the range), as Cilium does for port ranges in policy map keys. At most 30 blocks per range.
+
+/** Calls visit(start, prefixLen) for each block of [lo, hi] (0 <= lo <= hi <= 65535), low to high. */
+export function forEachPortBlock(lo: number, hi: number, visit: (start: number, prefixLen: number) => void): void {
+  let start = lo;
+  while (start <= hi) {
+    // Largest block size aligned at `start` (lowest set bit; 65536 at 0) that still fits inside [start, hi].
+    let size = start === 0 ? 0x10000 : start & -start;
+    while (start + size - 1 > hi) size >>>= 1;
+    visit(start, 16 - (31 - Math.clz32(size)));
+    start += size;
+  }
+}
+
+/** Mask keeping the top `prefixLen` bits of a 16-bit port. */
+export function portMask(prefixLen: number): number {
+  return (0xffff << (16 - prefixLen)) & 0xffff;
+}

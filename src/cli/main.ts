@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// The `cnisim` executable: builds the command tree from one module per command, runs it, and turns
+// errors into `cnisim: ...` lines and exit codes. The only place that touches process, argv and stdio.
+
+import { Command, CommanderError } from "commander";
+import { ExitCode, type CliCommand, type CliContext } from "./command.js";
+import { pcapCommand } from "./commands/pcap.js";
+import { LineOutput } from "./line-output.js";
+
+/** Every subcommand module, in the order `cnisim --help` lists them. */
+const COMMANDS: readonly CliCommand[] = [pcapCommand];
+
+async function main(argv: readonly string[]): Promise<number> {
+  const ctx: CliContext = { out: new LineOutput(process.stdout), err: new LineOutput(process.stderr), exitCode: ExitCode.OK };
+  const program = new Command("cnisim")
+    .description("packet-level Kubernetes network emulator")
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)");
+  for (const command of COMMANDS) command.register(program, ctx);
+  try {
+    await program.parseAsync([...argv], { from: "node" });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version displays arrive here as "errors" with exit code 0.
+      return e.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+    }
+    await ctx.out.flush();
+    await ctx.err.line(`cnisim: internal error: ${e instanceof Error ? e.message : String(e)}`);
+    await ctx.err.flush();
+    return ExitCode.FAILURE;
+  }
+  await ctx.out.flush();
+  await ctx.err.flush();
+  return ctx.exitCode;
+}
+
+// A reader that closes the pipe early (`cnisim ... | head`) ends the output, not in a crash.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(process.exitCode ?? ExitCode.OK);
+  throw e;
+});
+
+process.exitCode = await main(process.argv);

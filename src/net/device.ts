@@ -1,0 +1,141 @@
+// NetDevice: the base of every interface in the model. Owns the receive and transmit paths
+// common to all devices (counters, capture taps, tc/XDP hooks, handing frames to a bridge
+// master or to the namespace's stack); each device kind supplies only how it transmits.
+
+import { DropReason } from "../../datapath/reasons.js";
+import type { SkBuff } from "../skb/skbuff.js";
+import { HookPoint, TcVerdict, type AttachedProgram } from "./hook.js";
+import type { NetWorld } from "./world.js";
+
+/** The namespace (host stack) side a device delivers received frames to. */
+export interface StackPort {
+  readonly name: string;
+  /** Node this namespace belongs to, as drop and trace records name it. */
+  readonly nodeName: string;
+  /** A frame (or IP packet on L3 devices) arrived on dev and passed its ingress hooks. */
+  input(dev: NetDevice, skb: SkBuff): void;
+  /** Looks up an interface of this namespace by index (for program redirects). */
+  deviceByIndex(ifindex: number): NetDevice | undefined;
+}
+
+/** A bridge (or other master) that takes frames from its enslaved ports. */
+export interface MasterPort {
+  handleFrame(port: NetDevice, skb: SkBuff): void;
+}
+
+/** Something watching a device's traffic (pcap writers, tests). Sees the bytes, must not keep the view. */
+export interface CaptureTap {
+  onFrame(dev: NetDevice, direction: "rx" | "tx", skb: SkBuff, timeNs: number): void;
+}
+
+export interface DeviceStats {
+  rxPackets: number;
+  rxBytes: number;
+  txPackets: number;
+  txBytes: number;
+  rxDropped: number;
+  txDropped: number;
+}
+
+export const DeviceKind = {
+  ETHERNET: "ether",
+  VETH: "veth",
+  BRIDGE: "bridge",
+  VXLAN: "vxlan",
+  IPIP: "ipip",
+  LOOPBACK: "loopback",
+  MACVLAN: "macvlan",
+} as const;
+export type DeviceKind = (typeof DeviceKind)[keyof typeof DeviceKind];
+
+export abstract class NetDevice {
+  readonly ifindex: number;
+  abstract readonly kind: DeviceKind;
+  /** True when frames carry an Ethernet header; false for L3 devices such as tunl0. */
+  readonly l2: boolean = true;
+  up = true;
+  stack: StackPort | null = null;
+  master: MasterPort | null = null;
+  xdp: AttachedProgram | null = null;
+  tcIngress: AttachedProgram | null = null;
+  tcEgress: AttachedProgram | null = null;
+  readonly taps: CaptureTap[] = [];
+  readonly stats: DeviceStats = { rxPackets: 0, rxBytes: 0, txPackets: 0, txBytes: 0, rxDropped: 0, txDropped: 0 };
+
+  constructor(
+    readonly world: NetWorld,
+    readonly name: string,
+    public mac: number,
+    public mtu: number,
+  ) {
+    this.ifindex = world.allocIfindex();
+  }
+
+  get nodeName(): string {
+    return this.stack?.nodeName ?? "";
+  }
+
+  /** A frame arrives from the medium (peer veth, link, tunnel decap). */
+  receive(skb: SkBuff): void {
+    if (!this.up) {
+      this.stats.rxDropped++;
+      this.world.drop(skb, this.site("rx"), DropReason.LINK_DOWN, "net/device:rx-down", this.l2);
+      return;
+    }
+    this.stats.rxPackets++;
+    this.stats.rxBytes += skb.length;
+    skb.ifindex = this.ifindex;
+    skb.hops++;
+    for (const tap of this.taps) tap.onFrame(this, "rx", skb, this.world.sim.now);
+    if (this.xdp !== null && !this.runHook(this.xdp, skb, HookPoint.XDP)) return;
+    if (this.tcIngress !== null && !this.runHook(this.tcIngress, skb, HookPoint.TC_INGRESS)) return;
+    if (this.master !== null) this.master.handleFrame(this, skb);
+    else if (this.stack !== null) this.stack.input(this, skb);
+    else this.world.drop(skb, this.site("rx"), DropReason.NO_STACK, "net/device:rx-no-stack", this.l2);
+  }
+
+  /** The stack or a bridge sends a frame out of this device. */
+  transmit(skb: SkBuff): void {
+    if (!this.up) {
+      this.stats.txDropped++;
+      this.world.drop(skb, this.site("tx"), DropReason.LINK_DOWN, "net/device:tx-down", this.l2);
+      return;
+    }
+    if (this.tcEgress !== null && !this.runHook(this.tcEgress, skb, HookPoint.TC_EGRESS)) return;
+    this.stats.txPackets++;
+    this.stats.txBytes += skb.length;
+    for (const tap of this.taps) tap.onFrame(this, "tx", skb, this.world.sim.now);
+    this.xmit(skb);
+  }
+
+  /** Puts the frame on the medium. */
+  protected abstract xmit(skb: SkBuff): void;
+
+  site(hook: string): { node: string; device: string; hook: string } {
+    return { node: this.nodeName, device: this.name, hook };
+  }
+
+  /** Runs a hook program; returns true when the packet continues on the normal path. */
+  private runHook(prog: AttachedProgram, skb: SkBuff, point: HookPoint): boolean {
+    const verdict = prog.run(skb, this, point);
+    if (verdict === TcVerdict.OK) return true;
+    if (verdict === TcVerdict.REDIRECT) {
+      const target = this.stack?.deviceByIndex(prog.redirectIfindex);
+      if (target === undefined) {
+        this.world.drop(skb, this.site(point), DropReason.NO_REDIRECT_TARGET, `datapath/${prog.name}:redirect`, this.l2);
+      } else if (prog.redirectIngress) target.receive(skb);
+      else target.transmit(skb);
+      return false;
+    }
+    const explanation = prog.dropExplanation;
+    this.world.drop(
+      skb,
+      this.site(point),
+      prog.dropReason,
+      prog.dropSite,
+      this.l2,
+      explanation !== undefined ? { explanation } : undefined,
+    );
+    return false;
+  }
+}

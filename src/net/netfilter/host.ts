@@ -1,0 +1,24 @@
+// What netfilter needs from the namespace it runs in (NetNamespace implements it): the world for
+// drops and new packets, address facts for MASQUERADE/REJECT/addrtype, and a way to send packets.
+
+import type { NetDevice } from "../device.js";
+import type { NetWorld } from "../world.js";
+import type { SkBuff } from "../../skb/skbuff.js";
+
+export interface NetfilterHost {
+  readonly world: NetWorld;
+  readonly name: string;
+  readonly nodeName: string;
+  /** First IPv4 address of dev, 0 if none. */
+  primaryAddress(dev: NetDevice): number;
+  isLocalAddress(addr: number): boolean;
+  /** Sends an IPv4 packet from this namespace (REJECT's ICMP/RST): route, OUTPUT, POSTROUTING, xmit. */
+  outputIp(skb: SkBuff): void;
+  /**
+   * Optional: the kernel's source address choice for a packet to `dst` (inet_select_addr / route
+   * prefsrc): with dev, prefer dev's address in dst's subnet, then dev's primary, then any other
+   * interface's; without dev, the source the route to dst would use. 0 when there is none.
+   * Without it netfilter uses primaryAddress(dev).
+   */
+  selectSourceAddress?(dst: number, dev: NetDevice | null): number;
+}

@@ -1,0 +1,114 @@
+// Walking one table's chains for a packet at a hook (ipt_do_table): rules in order, counters on
+// every match, the first terminal target wins, jump pushes a return point and goto does not,
+// RETURN (or the end of a user chain) pops, and a built-in chain ends in its policy.
+
+import { CtState } from "../ct-state.js";
+import type { NfChain, NfTable } from "./table.js";
+import { ruleMatches, type MatchContext, type MatchEnv } from "./match.js";
+import { TargetKind, type NfRule } from "./rule.js";
+
+/** Returned by a target executor to go on with the next rule (XT_CONTINUE). */
+export const CONTINUE = -1;
+/** Returned by a target executor to return from the current chain (a PROGRAM's RETURN). */
+export const RETURN = -2;
+
+/** Runs targets that need netfilter's state (NAT, REJECT, PROGRAM); returns NfVerdict, CONTINUE or RETURN. */
+export type TargetExecutor = (rule: NfRule, chain: NfChain, position: number) => number;
+
+export class Traversal {
+  private readonly stackChains: NfChain[] = [];
+  private readonly stackPositions: number[] = [];
+  /** The chain and 1-based rule position that decided the verdict (position 0 = the chain's policy). */
+  chain: NfChain | null = null;
+  position = 0;
+  rule: NfRule | null = null;
+
+  /** Traverses table's built-in chain for hook; returns an NfVerdict (DROP 0, ACCEPT 1, STOLEN 2). */
+  run(table: NfTable, hook: number, ctx: MatchContext, env: MatchEnv, exec: TargetExecutor): number {
+    const base = table.hooks[hook];
+    this.rule = null;
+    this.chain = base;
+    this.position = 0;
+    if (base === null || base === undefined) return 1;
+    let chain: NfChain = base;
+    let pos = 0;
+    let depth = 0;
+    for (;;) {
+      const rules = chain.rules;
+      let returning = pos >= rules.length;
+      if (!returning) {
+        const rule = rules[pos]!;
+        if (!ruleMatches(rule, ctx, env)) {
+          pos++;
+          continue;
+        }
+        rule.packets++;
+        rule.bytes += ctx.length;
+        switch (rule.target) {
+          case TargetKind.ACCEPT:
+            return this.decide(chain, pos + 1, rule, 1);
+          case TargetKind.DROP:
+            return this.decide(chain, pos + 1, rule, 0);
+          case TargetKind.RETURN:
+            returning = true;
+            break;
+          case TargetKind.JUMP:
+            this.stackChains[depth] = chain;
+            this.stackPositions[depth] = pos + 1;
+            depth++;
+            chain = rule.jumpChain!;
+            pos = 0;
+            continue;
+          case TargetKind.GOTO:
+            chain = rule.jumpChain!;
+            pos = 0;
+            continue;
+          case TargetKind.MARK: {
+            const skb = ctx.skb!;
+            skb.mark = ((skb.mark & ~rule.xmarkMask) ^ rule.xmarkValue) >>> 0;
+            pos++;
+            continue;
+          }
+          case TargetKind.LOG:
+            pos++;
+            continue;
+          case TargetKind.NOTRACK: {
+            const skb = ctx.skb!;
+            skb.ctState = CtState.UNTRACKED;
+            skb.ctEntry = -1;
+            pos++;
+            continue;
+          }
+          default: {
+            const v = exec(rule, chain, pos + 1);
+            if (v === CONTINUE) {
+              pos++;
+              continue;
+            }
+            if (v === RETURN) {
+              returning = true;
+              break;
+            }
+            return this.decide(chain, pos + 1, rule, v);
+          }
+        }
+      }
+      // RETURN or end of chain.
+      if (chain.builtin || depth === 0) {
+        base.policyPackets++;
+        base.policyBytes += ctx.length;
+        return this.decide(base, 0, null, base.policy === "DROP" ? 0 : 1);
+      }
+      depth--;
+      chain = this.stackChains[depth]!;
+      pos = this.stackPositions[depth]!;
+    }
+  }
+
+  private decide(chain: NfChain, position: number, rule: NfRule | null, verdict: number): number {
+    this.chain = chain;
+    this.position = position;
+    this.rule = rule;
+    return verdict;
+  }
+}

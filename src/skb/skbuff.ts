@@ -1,0 +1,110 @@
+// SkBuff: one packet's bytes, kept in a buffer with headroom so encapsulation can prepend
+// headers in place, plus the metadata the model carries with the packet between devices
+// (arrival interface, mark, security identity, conntrack state, tuple before NAT).
+
+export const DEFAULT_HEADROOM = 128;
+
+/** NAT bits recorded on a packet once a translation rewrote it. */
+export const NatApplied = { NONE: 0, DNAT: 1, SNAT: 2 } as const;
+
+export class SkBuff {
+  /** Backing store; the packet is data[head, tail). */
+  data: Uint8Array;
+  head: number;
+  tail: number;
+  /** Ledger id: unique per packet that entered the model (clones get their own). */
+  readonly id: number;
+  /** Interface index the packet arrived on in the current namespace (0 = locally generated). */
+  ifindex = 0;
+  /** Packet mark (iptables/ebpf style, e.g. kube-proxy's 0x4000 masquerade mark). */
+  mark = 0;
+  /** Source security identity, when a program resolved it. */
+  srcIdentity = 0;
+  /** Conntrack state bits (see net/netfilter conntrack). 0 = untracked. */
+  ctState = 0;
+  /** Conntrack entry index the packet belongs to, -1 when none. */
+  ctEntry = -1;
+  /** Bitmask of NatApplied. */
+  natApplied = 0;
+  /** 5-tuple before the first NAT rewrite (valid when natApplied != 0). */
+  origSrc = 0;
+  origDst = 0;
+  origSrcPort = 0;
+  origDstPort = 0;
+  /** Tunnel key (VNI) the packet arrived with, or 0. */
+  tunnelId = 0;
+  /** Outer source address of the tunnel packet this one was decapsulated from, or 0. */
+  tunnelSrc = 0;
+  /** Gateway chosen by the route lookup, for L3 tunnel devices (tunl0) that need it as the remote end; 0 = on-link. */
+  nextHop = 0;
+  /** Number of devices/hops crossed, to bound loops in a misconfigured model. */
+  hops = 0;
+
+  constructor(id: number, data: Uint8Array, head: number, tail: number) {
+    this.id = id;
+    this.data = data;
+    this.head = head;
+    this.tail = tail;
+  }
+
+  /** Builds a packet from frame bytes, copying them behind `headroom` free bytes. */
+  static fromBytes(id: number, bytes: Uint8Array, headroom = DEFAULT_HEADROOM): SkBuff {
+    const data = new Uint8Array(headroom + bytes.length);
+    data.set(bytes, headroom);
+    return new SkBuff(id, data, headroom, headroom + bytes.length);
+  }
+
+  get length(): number {
+    return this.tail - this.head;
+  }
+
+  /** Makes room for n more bytes at the front (encapsulation); returns the new head offset. */
+  push(n: number): number {
+    if (this.head < n) {
+      const grow = Math.max(DEFAULT_HEADROOM, n);
+      const data = new Uint8Array(this.data.length + grow);
+      data.set(this.data.subarray(this.head, this.tail), this.head + grow);
+      this.data = data;
+      this.head += grow;
+      this.tail += grow;
+    }
+    this.head -= n;
+    return this.head;
+  }
+
+  /** Removes n bytes from the front (decapsulation, stripping L2). */
+  pull(n: number): void {
+    if (n > this.length) throw new RangeError(`pull(${n}) beyond packet length ${this.length}`);
+    this.head += n;
+  }
+
+  /** Cuts the packet to n bytes. */
+  trim(n: number): void {
+    if (n < this.length) this.tail = this.head + n;
+  }
+
+  /** The packet bytes as a view (no copy). */
+  bytes(): Uint8Array {
+    return this.data.subarray(this.head, this.tail);
+  }
+
+  /** A deep copy with a new ledger id (bridge flooding, broadcast delivery, captures). */
+  clone(id: number): SkBuff {
+    const copy = new SkBuff(id, this.data.slice(), this.head, this.tail);
+    copy.ifindex = this.ifindex;
+    copy.mark = this.mark;
+    copy.srcIdentity = this.srcIdentity;
+    copy.ctState = this.ctState;
+    copy.ctEntry = this.ctEntry;
+    copy.natApplied = this.natApplied;
+    copy.origSrc = this.origSrc;
+    copy.origDst = this.origDst;
+    copy.origSrcPort = this.origSrcPort;
+    copy.origDstPort = this.origDstPort;
+    copy.tunnelId = this.tunnelId;
+    copy.tunnelSrc = this.tunnelSrc;
+    copy.nextHop = this.nextHop;
+    copy.hops = this.hops;
+    return copy;
+  }
+}

@@ -1,0 +1,176 @@
+// Internet checksum (RFC 1071) over byte ranges, IPv4/IPv6 pseudo-header sums, IPv4 header and
+// L4 (UDP, TCP, ICMP, ICMPv6) fill/verify, and RFC 1624 incremental updates for NAT rewrites.
+// Sums are unfolded accumulators (plain numbers, exact up to 2^53); `foldSum` reduces them to 16 bits.
+import { read16, write16 } from "./bytes.js";
+
+export const IPPROTO_ICMP = 1;
+export const IPPROTO_TCP = 6;
+export const IPPROTO_UDP = 17;
+export const IPPROTO_ICMPV6 = 58;
+
+/** Adds the 16-bit big-endian words of bytes[start, end) to acc (an odd last byte is padded with zero). */
+export function onesSum(bytes: Uint8Array, start: number, end: number, acc = 0): number {
+  let i = start;
+  const last = end - 1;
+  for (; i < last; i += 2) acc += (bytes[i]! << 8) | bytes[i + 1]!;
+  if (i < end) acc += bytes[i]! << 8;
+  return acc;
+}
+
+/** Folds an accumulator to 16 bits with end-around carry. */
+export function foldSum(acc: number): number {
+  while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
+  return acc;
+}
+
+/** The internet checksum of bytes[start, end) plus an initial sum (e.g. a pseudo-header). */
+export function internetChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): number {
+  return ~foldSum(onesSum(bytes, start, end, initial)) & 0xffff;
+}
+
+/** True when a range that contains its own checksum field sums to all ones (RFC 1071 verification). */
+export function verifyChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): boolean {
+  return foldSum(onesSum(bytes, start, end, initial)) === 0xffff;
+}
+
+/** The contract's name for verifyChecksum. */
+export const verify = verifyChecksum;
+
+export function pseudoHeaderSumV4(src: number, dst: number, protocol: number, length: number): number {
+  return (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff) + protocol + length;
+}
+
+/** IPv6 pseudo-header (RFC 8200 section 8.1); addresses are read from 16-byte ranges. */
+export function pseudoHeaderSumV6(
+  src: Uint8Array,
+  srcOffset: number,
+  dst: Uint8Array,
+  dstOffset: number,
+  nextHeader: number,
+  length: number,
+): number {
+  let acc = onesSum(src, srcOffset, srcOffset + 16);
+  acc = onesSum(dst, dstOffset, dstOffset + 16, acc);
+  return acc + Math.floor(length / 0x10000) + (length & 0xffff) + nextHeader;
+}
+
+/** Byte offset of the checksum field inside an L4 header, or -1 for protocols without one here. */
+export function l4ChecksumFieldOffset(protocol: number): number {
+  switch (protocol) {
+    case IPPROTO_TCP:
+      return 16;
+    case IPPROTO_UDP:
+      return 6;
+    case IPPROTO_ICMP:
+    case IPPROTO_ICMPV6:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
+/** Computes and stores the IPv4 header checksum of the header at offset; returns it. */
+export function setIpv4HeaderChecksum(bytes: Uint8Array, offset: number, headerLength: number): number {
+  write16(bytes, offset + 10, 0);
+  const sum = internetChecksum(bytes, offset, offset + headerLength);
+  write16(bytes, offset + 10, sum);
+  return sum;
+}
+
+export function verifyIpv4HeaderChecksum(bytes: Uint8Array, offset: number, headerLength: number): boolean {
+  return verifyChecksum(bytes, offset, offset + headerLength);
+}
+
+function storeL4Checksum(bytes: Uint8Array, offset: number, length: number, protocol: number, initial: number): number {
+  const field = l4ChecksumFieldOffset(protocol);
+  if (field < 0) return -1;
+  write16(bytes, offset + field, 0);
+  let sum = internetChecksum(bytes, offset, offset + length, initial);
+  if (protocol === IPPROTO_UDP && sum === 0) sum = 0xffff; // RFC 768: 0 means "no checksum"
+  write16(bytes, offset + field, sum);
+  return sum;
+}
+
+/** Fills the checksum of the L4 segment bytes[offset, offset+length) sent over IPv4 (ICMP has no pseudo-header). */
+export function setL4ChecksumV4(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  protocol: number,
+  src: number,
+  dst: number,
+): number {
+  const initial = protocol === IPPROTO_ICMP ? 0 : pseudoHeaderSumV4(src, dst, protocol, length);
+  return storeL4Checksum(bytes, offset, length, protocol, initial);
+}
+
+/** Fills the checksum of an L4 segment sent over IPv6 (UDP, TCP, ICMPv6 all use the pseudo-header). */
+export function setL4ChecksumV6(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  protocol: number,
+  src: Uint8Array,
+  srcOffset: number,
+  dst: Uint8Array,
+  dstOffset: number,
+): number {
+  const initial = pseudoHeaderSumV6(src, srcOffset, dst, dstOffset, protocol, length);
+  return storeL4Checksum(bytes, offset, length, protocol, initial);
+}
+
+/** Verifies an L4 checksum over IPv4. A UDP checksum of 0 means "not computed" and counts as valid. */
+export function verifyL4ChecksumV4(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  protocol: number,
+  src: number,
+  dst: number,
+): boolean {
+  if (protocol === IPPROTO_UDP && read16(bytes, offset + 6) === 0) return true;
+  const initial = protocol === IPPROTO_ICMP ? 0 : pseudoHeaderSumV4(src, dst, protocol, length);
+  return verifyChecksum(bytes, offset, offset + length, initial);
+}
+
+/** Verifies an L4 checksum over IPv6 (a zero UDP checksum is invalid over IPv6, RFC 8200). */
+export function verifyL4ChecksumV6(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  protocol: number,
+  src: Uint8Array,
+  srcOffset: number,
+  dst: Uint8Array,
+  dstOffset: number,
+): boolean {
+  if (protocol === IPPROTO_UDP && read16(bytes, offset + 6) === 0) return false;
+  return verifyChecksum(bytes, offset, offset + length, pseudoHeaderSumV6(src, srcOffset, dst, dstOffset, protocol, length));
+}
+
+/** RFC 1624 eqn. 3: the checksum after a 16-bit word covered by it changes from oldValue to newValue. */
+export function checksumReplace16(check: number, oldValue: number, newValue: number): number {
+  let sum = (~check & 0xffff) + (~oldValue & 0xffff) + (newValue & 0xffff);
+  sum = (sum & 0xffff) + (sum >>> 16);
+  sum = (sum & 0xffff) + (sum >>> 16);
+  return ~sum & 0xffff;
+}
+
+/** RFC 1624 update for a 32-bit field (e.g. an IPv4 address) changing from oldValue to newValue. */
+export function checksumReplace32(check: number, oldValue: number, newValue: number): number {
+  const high = checksumReplace16(check, oldValue >>> 16, newValue >>> 16);
+  return checksumReplace16(high, oldValue & 0xffff, newValue & 0xffff);
+}
+
+/** Incremental update of a UDP-over-IPv4 checksum: 0 ("none") stays 0, a result of 0 is sent as 0xffff. */
+export function udpChecksumReplace16(check: number, oldValue: number, newValue: number): number {
+  if (check === 0) return 0;
+  const next = checksumReplace16(check, oldValue, newValue);
+  return next === 0 ? 0xffff : next;
+}
+
+export function udpChecksumReplace32(check: number, oldValue: number, newValue: number): number {
+  if (check === 0) return 0;
+  const next = checksumReplace32(check, oldValue, newValue);
+  return next === 0 ? 0xffff : next;
+}

@@ -1,0 +1,126 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  checksumReplace16,
+  checksumReplace32,
+  internetChecksum,
+  IPPROTO_ICMPV6,
+  IPPROTO_TCP,
+  IPPROTO_UDP,
+  setIpv4HeaderChecksum,
+  setL4ChecksumV4,
+  setL4ChecksumV6,
+  udpChecksumReplace16,
+  verifyIpv4HeaderChecksum,
+  verifyL4ChecksumV4,
+  verifyL4ChecksumV6,
+} from "../../src/wire/checksum.js";
+import { read16, read32, write16 } from "../../src/wire/bytes.js";
+import { CRAFTED } from "./crafted-frames.js";
+import { hex, readClassicPcap, sharedPath } from "./fixtures.js";
+
+test("RFC 1071 section 3 example: words 0001 f203 f4f5 f6f7 sum to ddf2, checksum 220d", () => {
+  const bytes = hex("0001f203f4f5f6f7");
+  assert.equal(internetChecksum(bytes, 0, bytes.length), 0x220d);
+  // Odd length: the last byte is padded with a zero byte.
+  assert.equal(internetChecksum(hex("01"), 0, 1), ~0x0100 & 0xffff);
+});
+
+test("RFC 1624 section 4 example: HC 0xdd2f, m 0x5555 -> 0x3285 gives 0x0000 (eqn. 3), like a full recompute", () => {
+  assert.equal(checksumReplace16(0xdd2f, 0x5555, 0x3285), 0x0000);
+  // Full recompute from the sum of the other octets (0xcd7a), as the RFC shows.
+  assert.equal(~(0xcd7a + 0x3285) & 0xffff, 0x0000);
+});
+
+test("IPv4 header checksum: tshark-good headers verify, a corrupted one does not, and fill restores the bytes", () => {
+  const good = CRAFTED.tcpSackUnknown; // tshark: ip.checksum.status 1
+  assert.equal(verifyIpv4HeaderChecksum(good, 14, 20), true);
+  assert.equal(verifyIpv4HeaderChecksum(CRAFTED.ipv4BadHeaderChecksum, 14, 20), false); // tshark: 0
+  const copy = good.slice();
+  write16(copy, 24, 0);
+  assert.equal(setIpv4HeaderChecksum(copy, 14, 20), read16(good, 24));
+  assert.deepEqual(copy, good);
+  // With options (IHL 6, router alert): tshark status 1.
+  assert.equal(verifyIpv4HeaderChecksum(CRAFTED.qinqIpv4OptUdp, 22, 24), true);
+});
+
+test("L4 checksums over IPv4 pseudo-header agree with tshark (good TCP, good UDP, bad UDP, ICMP)", () => {
+  const tcp = CRAFTED.tcpSackUnknown;
+  assert.equal(verifyL4ChecksumV4(tcp, 34, 53, IPPROTO_TCP, read32(tcp, 26), read32(tcp, 30)), true);
+  const badUdp = CRAFTED.udpBadChecksum;
+  assert.equal(verifyL4ChecksumV4(badUdp, 34, 11, IPPROTO_UDP, read32(badUdp, 26), read32(badUdp, 30)), false);
+  const zeroUdp = CRAFTED.udpZeroChecksum; // 0 = not computed: acceptable over IPv4
+  assert.equal(verifyL4ChecksumV4(zeroUdp, 34, 11, IPPROTO_UDP, read32(zeroUdp, 26), read32(zeroUdp, 30)), true);
+  const icmp = CRAFTED.icmpUnreachQuote; // tshark icmp.checksum.status 1 (no pseudo-header)
+  assert.equal(verifyL4ChecksumV4(icmp, 34, 36, 1, 0, 0), true);
+  // Refill from zero gives back the sender's bytes.
+  const copy = tcp.slice();
+  write16(copy, 34 + 16, 0);
+  setL4ChecksumV4(copy, 34, 53, IPPROTO_TCP, read32(tcp, 26), read32(tcp, 30));
+  assert.deepEqual(copy, tcp);
+});
+
+test("L4 checksums over the IPv6 pseudo-header: TCP after an extension chain, UDP (SLL2), every ICMPv6 of a real capture", () => {
+  const f = CRAFTED.ipv6ExtAhTcp; // TCP at 14 + 40 + 8 + 8 + 8 + 24 = 102, 40 bytes; tshark tcp.checksum.status 1
+  assert.equal(verifyL4ChecksumV6(f, 102, 40, IPPROTO_TCP, f, 22, f, 38), true);
+  const s = CRAFTED.sll2; // IPv6 at 20, UDP at 60, 13 bytes; tshark 1
+  assert.equal(verifyL4ChecksumV6(s, 60, 13, IPPROTO_UDP, s, 28, s, 44), true);
+  const copy = s.slice();
+  write16(copy, 66, 0);
+  setL4ChecksumV6(copy, 60, 13, IPPROTO_UDP, copy, 28, copy, 44);
+  assert.deepEqual(copy, s);
+  const { frames } = readClassicPcap(sharedPath("pcaps/external/zeek-communityid-icmp6.pcap"));
+  for (const frame of frames) {
+    const length = read16(frame, 18); // tshark: all 49 icmpv6.checksum.status 1 (no extension headers here)
+    assert.equal(verifyL4ChecksumV6(frame, 54, length, IPPROTO_ICMPV6, frame, 22, frame, 38), true);
+    const flipped = frame.slice();
+    flipped[frame.length - 1]! ^= 0x01;
+    assert.equal(verifyL4ChecksumV6(flipped, 54, length, IPPROTO_ICMPV6, flipped, 22, flipped, 38), false);
+  }
+});
+
+test("a UDP checksum that computes to 0 is sent as 0xffff, by full fill and by incremental update", () => {
+  const frame = CRAFTED.udpBadChecksum.slice();
+  const src = read32(frame, 26);
+  const dst = read32(frame, 30);
+  setL4ChecksumV4(frame, 34, 11, IPPROTO_UDP, src, dst);
+  const before = read16(frame, 40);
+  let found = -1;
+  for (let port = 0; port < 0x10000 && found < 0; port++) {
+    const probe = frame.slice();
+    write16(probe, 36, port);
+    if (setL4ChecksumV4(probe, 34, 11, IPPROTO_UDP, src, dst) === 0xffff) found = port;
+  }
+  assert.ok(found >= 0, "some destination port makes the one's complement sum all ones");
+  assert.equal(udpChecksumReplace16(before, read16(frame, 36), found), 0xffff);
+  assert.equal(checksumReplace16(before, read16(frame, 36), found), 0x0000); // the raw RFC 1624 value
+  const probe = frame.slice();
+  write16(probe, 36, found);
+  write16(probe, 40, 0xffff);
+  assert.equal(verifyL4ChecksumV4(probe, 34, 11, IPPROTO_UDP, src, dst), true);
+});
+
+test("property: RFC 1624 update of any 32-bit word (two 16-bit steps) equals a full recompute (seeded, 1000 runs)", () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 8, maxLength: 64 }).filter((b) => b.length % 2 === 0 && b.some((x) => x !== 0)),
+      fc.nat(),
+      fc.integer({ min: 0, max: 0xffffffff }),
+      (data, at, value) => {
+        const bytes = data.slice();
+        const pos = (at % (bytes.length / 2 - 1)) * 2;
+        const check = internetChecksum(bytes, 0, bytes.length);
+        const old32 = read32(bytes, pos);
+        const updated32 = checksumReplace32(check, old32, value);
+        bytes[pos] = value >>> 24;
+        bytes[pos + 1] = (value >>> 16) & 255;
+        bytes[pos + 2] = (value >>> 8) & 255;
+        bytes[pos + 3] = value & 255;
+        if (bytes.every((x) => x === 0)) return; // all-zero data: the one case with two zero encodings
+        assert.equal(updated32, internetChecksum(bytes, 0, bytes.length));
+      },
+    ),
+    { seed: 1624, numRuns: 1000 },
+  );
+});
