@@ -7,10 +7,24 @@ import type { PodInfo } from "./types.js";
 /** Statistics the compiler exposes so tests can see what an update touched. */
 export type EndpointCounters = { upserts: number; deletes: number; mapErrors: number };
 
+/** Contribution records: ruleRef * COUNT_SPAN + count for one contributing rule (the usual case),
+ *  or flat [ruleRef, count, ruleRef, count, ...] when several rules want the same entry. */
+type Contributions = number | number[];
+const COUNT_SPAN = 2 ** 21;
+const LOCAL_FLAG = 1 << 24;
+
+/** A numeric key (exact in a double) for the usual entries; a string for anything else. */
+function entryKey(direction: number, identity: number, proto: number, lo: number, hi: number): number | string {
+  const pc = proto === 0 ? 0 : proto === 6 ? 1 : proto === 17 ? 2 : proto === 132 ? 3 : -1;
+  const local = identity - LOCAL_FLAG;
+  const code = identity <= 0xffff ? identity : local > 0 && local <= 0xffff ? 0x10000 + local : -1;
+  if (pc < 0 || code < 0) return `${direction}:${identity}:${proto}:${lo}:${hi}`;
+  return ((code * 2 + direction) * 4 + pc) * 4294967296 + lo * 65536 + hi;
+}
+
 export class EndpointState {
   readonly map: PolicyMap;
-  /** Per entry key: flat [ruleRef, count, ruleRef, count, ...] of the contributions. */
-  private readonly contributions = new Map<string, number[]>();
+  private readonly contributions = new Map<number | string, Contributions>();
 
   constructor(
     public pod: PodInfo,
@@ -28,39 +42,50 @@ export class EndpointState {
 
   /** Adds one contribution of `ruleRef` to the ALLOW entry (direction, identity, proto, [lo, hi]). */
   add(direction: number, identity: number, proto: number, lo: number, hi: number, ruleRef: number): void {
-    const key = `${direction}:${identity}:${proto}:${lo}:${hi}`;
-    const list = this.contributions.get(key);
-    if (list === undefined) {
-      this.contributions.set(key, [ruleRef, 1]);
+    const key = entryKey(direction, identity, proto, lo, hi);
+    const c = this.contributions.get(key);
+    if (c === undefined) {
+      this.contributions.set(key, ruleRef * COUNT_SPAN + 1);
       this.write(direction, identity, proto, lo, hi, ruleRef);
-      return;
-    }
-    for (let i = 0; i < list.length; i += 2) {
-      if (list[i] === ruleRef) {
-        list[i + 1]!++;
-        return;
+    } else if (typeof c === "number") {
+      const ref = Math.floor(c / COUNT_SPAN);
+      if (ref === ruleRef) this.contributions.set(key, c + 1);
+      else this.contributions.set(key, [ref, c % COUNT_SPAN, ruleRef, 1]);
+    } else {
+      for (let i = 0; i < c.length; i += 2) {
+        if (c[i] === ruleRef) {
+          c[i + 1]!++;
+          return;
+        }
       }
+      c.push(ruleRef, 1);
     }
-    list.push(ruleRef, 1);
   }
 
-  /** Removes one contribution; the entry leaves the map with its last contribution. */
+  /** Removes one contribution; the entry leaves the map with its last contribution, and when the
+   *  contributor whose ruleRef the map holds leaves, another contributor's ruleRef replaces it. */
   remove(direction: number, identity: number, proto: number, lo: number, hi: number, ruleRef: number): void {
-    const key = `${direction}:${identity}:${proto}:${lo}:${hi}`;
-    const list = this.contributions.get(key);
-    if (list === undefined) return;
-    const i = list.findIndex((v, j) => j % 2 === 0 && v === ruleRef);
-    if (i < 0) return;
-    if (--list[i + 1]! > 0) return;
-    const installed = list[0] === ruleRef;
-    list.splice(i, 2);
-    if (list.length === 0) {
+    const key = entryKey(direction, identity, proto, lo, hi);
+    const c = this.contributions.get(key);
+    if (c === undefined) return;
+    if (typeof c === "number") {
+      if (Math.floor(c / COUNT_SPAN) !== ruleRef) return;
+      if (c % COUNT_SPAN > 1) {
+        this.contributions.set(key, c - 1);
+        return;
+      }
       this.contributions.delete(key);
       this.touched(this);
       if (this.map.delete(direction, identity, proto, lo, hi)) this.counters.deletes++;
-    } else if (installed) {
-      this.write(direction, identity, proto, lo, hi, list[0]!);
+      return;
     }
+    const i = c.findIndex((v, j) => j % 2 === 0 && v === ruleRef);
+    if (i < 0 || --c[i + 1]! > 0) return;
+    const installed = i === 0;
+    c.splice(i, 2);
+    const next = c[0]!;
+    this.contributions.set(key, c.length === 2 ? next * COUNT_SPAN + c[1]! : c);
+    if (installed) this.write(direction, identity, proto, lo, hi, next);
   }
 
   /** Number of distinct map entries the compiler wants for this endpoint. */

@@ -169,6 +169,6 @@ function checkBlocks(c: Cluster, pods: Ipv4Prefix | null, nodeCount: number, ctx
   }
   const blocks = 2 ** (block - pods.prefixLength);
   if (blocks < nodeCount) {
-    ctx.error("spec.cni.blockSize", `the pod CIDR /${pods.prefixLength} holds ${blocks} blocks of /${block}, fewer than the ${nodeCount} nodes`);
+    ctx.error("spec.cni.blockSize", `the pod CIDR /${pods.prefixLength} has room for ${blocks} block(s) of /${block}, fewer than the ${nodeCount} nodes`);
   }
 }

@@ -112,6 +112,7 @@ export function icmpSend(
   if (src === 0) src = INADDR_DUMMY;
   const tos = isIcmpErrorType(type) ? (bytes[ip + 1]! & TOS_MASK) | PREC_INTERNETCONTROL : bytes[ip + 1]!;
   const out = buildIcmp(ns, src, origSrc, tos, type, code, info, bytes, ip, quoteLen);
+  ns.netfilter.attachRelated(out, skbIn);
   ns.outputIp(out);
   return true;
 }

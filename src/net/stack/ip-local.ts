@@ -9,7 +9,6 @@ import { verifyChecksum, verifyL4ChecksumV4 } from "../../wire/checksum.js";
 import { DeliveryKind } from "../../trace/ledger.js";
 import { NfHook, NfVerdict } from "../netfilter/hooks.js";
 import type { NetDevice } from "../device.js";
-import { AddrScope } from "./addresses.js";
 import { buildIcmp, icmpSend, IcmpType, UnreachCode } from "./icmp-send.js";
 import { NR_ICMP_TYPES } from "./icmp-ratelimit.js";
 import { IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, IP_MF, IP_OFFSET_MASK } from "./ip-packet.js";
@@ -141,7 +140,7 @@ function tcpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
     ns.deliverToSocket(binding, skb, dev, read16(b, l4), dstPort);
     return;
   }
-  if ((b[l4 + 13]! & TCP_RST) === 0 && (routeFlags & RouteFlag.LOCAL) !== 0) {
+  if ((b[l4 + 13]! & TCP_RST) === 0 && (routeFlags & (RouteFlag.LOCAL | RouteFlag.BROADCAST)) === RouteFlag.LOCAL) {
     const rst = buildTcpReset(ns.world, skb, ip, l4, ns.sysctl.ipDefaultTtl);
     counters.OutSegs++;
     counters.OutRsts++;
@@ -184,7 +183,7 @@ function icmpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, routeFlags: 
     return;
   }
   if (type === IcmpType.ECHO) {
-    if (!ns.sysctl.icmpEchoIgnoreAll) answerQuery(ns, skb, dev, routeFlags, IcmpType.ECHO_REPLY, l4 + 8, len - 8);
+    if (!ns.sysctl.icmpEchoIgnoreAll) answerQuery(ns, skb, routeFlags, IcmpType.ECHO_REPLY, l4 + 8, len - 8);
     ns.world.ledger.deliver(DeliveryKind.STACK);
     return;
   }
@@ -194,7 +193,7 @@ function icmpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, routeFlags: 
       ns.dropPacket(skb, dev, "local-in", DropReason.INVALID_PACKET, "net/stack/icmp:timestamp", "ICMP timestamp request without an originate timestamp");
       return;
     }
-    answerQuery(ns, skb, dev, routeFlags, IcmpType.TIMESTAMP_REPLY, l4 + 8, 4);
+    answerQuery(ns, skb, routeFlags, IcmpType.TIMESTAMP_REPLY, l4 + 8, 4);
     ns.world.ledger.deliver(DeliveryKind.STACK);
     return;
   }
@@ -208,16 +207,18 @@ function icmpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, routeFlags: 
 
 /**
  * icmp_reply for an echo or timestamp request: same ICMP code and rest-of-header (id/sequence), the
- * request's TOS, from the address it was sent to (or, for a broadcast, the device's address toward the
- * sender). Echo replies carry the request's data; timestamp replies originate/receive/transmit times.
+ * request's TOS, from the address it was sent to (for a broadcast, the source the route back chooses).
+ * Echo replies carry the request's data; timestamp replies originate/receive/transmit times.
  */
-function answerQuery(ns: NetNamespace, skb: SkBuff, dev: NetDevice, routeFlags: number, replyType: number, data: number, dataLen: number): void {
+function answerQuery(ns: NetNamespace, skb: SkBuff, routeFlags: number, replyType: number, data: number, dataLen: number): void {
   const b = skb.data;
   const ip = skb.head;
   const l4 = data - 8;
   const requester = read32(b, ip + 12);
-  const src = (routeFlags & RouteFlag.LOCAL) !== 0 ? read32(b, ip + 16) : ns.addresses.select(dev, requester, AddrScope.LINK, ns.devicesInOrder());
-  if (ns.routes.lookup(requester) === null) return;
+  const back = ns.routes.lookup(requester);
+  if (back === null) return;
+  const unicast = (routeFlags & (RouteFlag.LOCAL | RouteFlag.BROADCAST | RouteFlag.MULTICAST)) === RouteFlag.LOCAL;
+  const src = unicast ? read32(b, ip + 16) : ns.routeSource(back, requester);
   let body = b;
   let start = data;
   let len = dataLen;

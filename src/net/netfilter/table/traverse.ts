@@ -25,11 +25,11 @@ export class Traversal {
 
   /** Traverses table's built-in chain for hook; returns an NfVerdict (DROP 0, ACCEPT 1, STOLEN 2). */
   run(table: NfTable, hook: number, ctx: MatchContext, env: MatchEnv, exec: TargetExecutor): number {
-    const base = table.hooks[hook];
+    const base = table.hooks[hook] ?? null;
     this.rule = null;
     this.chain = base;
     this.position = 0;
-    if (base === null || base === undefined) return 1;
+    if (base === null) return 1;
     let chain: NfChain = base;
     let pos = 0;
     let depth = 0;

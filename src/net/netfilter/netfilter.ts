@@ -1,0 +1,542 @@
+// Netfilter for one network namespace: at each hook runs conntrack and the tables in the kernel's
+// priority order (raw -300, conntrack -200, mangle -150, DNAT -100, filter 0, SNAT 100, confirm
+// last), NAT bindings made only for a connection's first packet and applied to every later one, and
+// every drop recorded once through world.drop with its reason and the deciding table/chain/rule.
+
+import { DropReason } from "../../../datapath/reasons.js";
+import { SkBuff } from "../../skb/skbuff.js";
+import { NatApplied } from "../../skb/skbuff.js";
+import type { SeededRng } from "../../util/rng.js";
+import { formatIPv4 } from "../../util/ip.js";
+import { ParsedHeaders, parseIp } from "../../wire/headers.js";
+import { DeviceKind, type NetDevice } from "../device.js";
+import type { NetWorld } from "../world.js";
+import { Conntrack } from "./conntrack/conntrack.js";
+import { conntrackIn, CtInResult } from "./conntrack/resolve.js";
+import { F, Ips } from "./conntrack/table.js";
+import { tcpSetClosing } from "./conntrack/tcp.js";
+import type { ConntrackConfig } from "./conntrack/timeouts.js";
+import { CtState } from "./ct-state.js";
+import { hookManip, NatManip, NF_HOOK_NAMES, NfHook, NfVerdict, type NfTableName } from "./hooks.js";
+import type { NetfilterHost } from "./host.js";
+import { NatEngine } from "./nat/engine.js";
+import { NatRangeFlag, type NatRange } from "./nat/range.js";
+import { buildIcmpError, buildTcpReset, rejectChecksumOk } from "./reject.js";
+import { MatchContext, type MatchEnv } from "./table/match.js";
+import { RecentTables } from "./table/recent.js";
+import { M, TargetKind, type NfRule } from "./table/rule.js";
+import { formatTableSave } from "./table/format.js";
+import { ProgramVerdict, type ProgramDrop } from "./table/spec.js";
+import { NfTable, type NfChain } from "./table/table.js";
+import { CONTINUE, RETURN, Traversal } from "./table/traverse.js";
+
+/** "auto": conntrack runs once some rule needs it (NAT, ctstate, NOTRACK) or the nat table is used, as the kernel registers it per namespace on demand. */
+export type ConntrackMode = "auto" | "on" | "off";
+
+export interface NetfilterOptions {
+  readonly conntrack?: Partial<ConntrackConfig>;
+  readonly conntrackMode?: ConntrackMode;
+}
+
+/** Entry indexes in skb.ctEntry are tagged with the owning namespace: tag * 2^24 + index. */
+const TAG_UNIT = 1 << 24;
+const worldTags = new WeakMap<NetWorld, number>();
+
+/** Per-call state; one per nesting depth (REJECT replies and PROGRAMs may re-enter run()). */
+class Frame {
+  readonly h = new ParsedHeaders();
+  readonly ctx = new MatchContext();
+  readonly trav = new Traversal();
+  skb: SkBuff | null = null;
+  inDev: NetDevice | null = null;
+  outDev: NetDevice | null = null;
+  hook = 0;
+  table: NfTable | null = null;
+  dropReason = 0;
+  dropSite = "";
+  dropExplanation: string | undefined = undefined;
+  dropDstIdentity = 0;
+  reply: Uint8Array | null = null;
+}
+
+function siteOf(table: string, chain: NfChain | null, position: number, rule: NfRule | null): string {
+  const chainName = chain?.name ?? "?";
+  if (position === 0 || rule === null) return `netfilter/${table}/${chainName}:policy`;
+  const comment = rule.comment;
+  return `netfilter/${table}/${chainName}#${position}${comment !== undefined ? ` "${comment}"` : ""}`;
+}
+
+export class Netfilter {
+  readonly conntrack: Conntrack;
+  readonly nat: NatEngine;
+  readonly recent = new RecentTables();
+  readonly rng: SeededRng;
+  conntrackMode: ConntrackMode;
+  private readonly tables: { readonly [T in NfTableName]: NfTable };
+  private readonly tag: number;
+  private readonly frames: Frame[] = [];
+  private depth = 0;
+  private readonly programDrop: ProgramDrop = { reason: 0, explanation: undefined, dstIdentity: 0 };
+  private readonly env: { host: NetfilterHost; rng: SeededRng; recent: RecentTables; now: number };
+  private ruleGeneration = -1;
+  private needsCt = false;
+  private anyRules = false;
+  private nextIpId: number;
+
+  constructor(
+    readonly host: NetfilterHost,
+    options: NetfilterOptions = {},
+  ) {
+    const world = host.world;
+    const tag = (worldTags.get(world) ?? 0) + 1;
+    worldTags.set(world, tag);
+    this.tag = tag;
+    const config = options.conntrack ?? {};
+    if ((config.maxEntries ?? 0) >= TAG_UNIT) throw new RangeError(`netfilter: conntrack maxEntries must be below ${TAG_UNIT}`);
+    this.conntrack = new Conntrack(world.sim, config);
+    this.rng = world.sim.rng.fork();
+    this.nat = new NatEngine(this.conntrack, this.rng);
+    this.nextIpId = this.rng.nextU32() & 0xffff;
+    this.conntrackMode = options.conntrackMode ?? "auto";
+    this.tables = { raw: new NfTable("raw"), mangle: new NfTable("mangle"), nat: new NfTable("nat"), filter: new NfTable("filter") };
+    this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
+  }
+
+  table(name: NfTableName): NfTable {
+    return this.tables[name];
+  }
+
+  /** True when conntrack runs in this namespace (see ConntrackMode). */
+  get tracking(): boolean {
+    this.refreshRuleFacts();
+    if (this.conntrackMode === "auto") return this.needsCt;
+    return this.conntrackMode === "on";
+  }
+
+  /** Conntrack entry index of a packet (from skb.ctEntry) when it belongs to this namespace and is live, else -1. */
+  entryOf(skb: SkBuff): number {
+    const e = skb.ctEntry;
+    if (e < 0 || Math.floor(e / TAG_UNIT) !== this.tag) return -1;
+    const i = e % TAG_UNIT;
+    return this.conntrack.table.inUse(i) ? i : -1;
+  }
+
+  /**
+   * nf_ct_attach: gives a packet this namespace generates in answer to `orig` (an ICMP error, a
+   * reset) orig's connection, as RELATED in the opposite direction, so NAT translates it back.
+   */
+  attachRelated(reply: SkBuff, orig: SkBuff): void {
+    const i = this.entryOf(orig);
+    if (i < 0 || orig.ctState & CtState.UNTRACKED) return;
+    reply.ctEntry = orig.ctEntry;
+    reply.ctState = CtState.RELATED | CtState.ATTACHED | (orig.ctState & CtState.REPLY ? 0 : CtState.REPLY);
+  }
+
+  /**
+   * Runs the hook for an IPv4 packet (skb.head at the IPv4 header). Returns NfVerdict: on DROP the
+   * packet was recorded as dropped, on STOLEN it was consumed (REJECT answered and dropped it, or a
+   * PROGRAM took it); the caller just stops.
+   */
+  run(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null): number {
+    const tracking = this.tracking;
+    if (!tracking && !this.anyRules) return NfVerdict.ACCEPT;
+    const f = this.frames[this.depth] ?? (this.frames[this.depth] = new Frame());
+    this.depth++;
+    try {
+      f.skb = skb;
+      f.inDev = inDev;
+      f.outDev = outDev;
+      f.hook = hook;
+      f.reply = null;
+      if (!this.parse(f)) return NfVerdict.ACCEPT;
+      const ctx = f.ctx;
+      ctx.skb = skb;
+      ctx.inName = inDev?.name ?? "";
+      ctx.outName = outDev?.name ?? "";
+      this.env.now = this.host.world.sim.now;
+      switch (hook) {
+        case NfHook.PREROUTING:
+        case NfHook.OUTPUT:
+          return this.runEntryHook(f, tracking);
+        case NfHook.INPUT:
+          return this.runSteps(f, ["mangle", "filter"], true, true);
+        case NfHook.FORWARD:
+          return this.runSteps(f, ["mangle", "filter"], false, false);
+        case NfHook.POSTROUTING:
+          return this.runSteps(f, ["mangle"], true, true);
+        default:
+          return NfVerdict.ACCEPT;
+      }
+    } finally {
+      this.depth--;
+      f.skb = null;
+    }
+  }
+
+  /** iptables-save style dump of all tables (rules with [packets:bytes] counters). */
+  save(counters = false): string {
+    return (["raw", "mangle", "nat", "filter"] as const)
+      .map((name) => formatTableSave(this.tables[name], counters))
+      .join("");
+  }
+
+  // ---- hook bodies ------------------------------------------------------------------------
+
+  private parse(f: Frame): boolean {
+    const skb = f.skb!;
+    const h = f.h;
+    parseIp(skb.data, skb.head, skb.tail, h);
+    if (h.ipVersion !== 4) return false;
+    const ctx = f.ctx;
+    ctx.bytes = skb.data;
+    ctx.h = h;
+    ctx.length = h.ipTotalLen;
+    return true;
+  }
+
+  /** PREROUTING / OUTPUT: raw, conntrack, mangle, DNAT, and filter for OUTPUT. */
+  private runEntryHook(f: Frame, tracking: boolean): number {
+    const skb = f.skb!;
+    const hook = f.hook;
+    const keep = this.keepsAttached(f);
+    if (!keep) {
+      skb.ctState = 0;
+      skb.ctEntry = -1;
+    }
+    this.loadCt(f);
+    let v = this.runTable(f, "raw");
+    if (v !== NfVerdict.ACCEPT) return v;
+    if (tracking && !keep && (skb.ctState & CtState.UNTRACKED) === 0) {
+      const r = conntrackIn(this.conntrack, skb, skb.data, f.h, hook === NfHook.PREROUTING, this.tag * TAG_UNIT);
+      if (r === CtInResult.TABLE_FULL) return this.drop(f, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:table-full");
+    }
+    skb.ctState &= ~CtState.ATTACHED;
+    this.loadCt(f);
+    v = this.runTable(f, "mangle");
+    if (v !== NfVerdict.ACCEPT) return v;
+    v = this.natHook(f);
+    if (v !== NfVerdict.ACCEPT) return v;
+    if (hook === NfHook.OUTPUT) return this.runTable(f, "filter");
+    return NfVerdict.ACCEPT;
+  }
+
+  /** INPUT / FORWARD / POSTROUTING: the given tables, then SNAT and confirm where the kernel does them. */
+  private runSteps(f: Frame, tables: readonly NfTableName[], nat: boolean, confirm: boolean): number {
+    this.loadCt(f);
+    for (const name of tables) {
+      const v = this.runTable(f, name);
+      if (v !== NfVerdict.ACCEPT) return v;
+    }
+    if (nat) {
+      const v = this.natHook(f);
+      if (v !== NfVerdict.ACCEPT) return v;
+    }
+    if (confirm) return this.confirm(f);
+    return NfVerdict.ACCEPT;
+  }
+
+  /** A packet keeps the entry it carries when it was attached here (REJECT reply, ICMP error) or loops back locally. */
+  private keepsAttached(f: Frame): boolean {
+    const skb = f.skb!;
+    if (this.entryOf(skb) < 0 && (skb.ctState & CtState.UNTRACKED) === 0) return false;
+    if (skb.ctState & CtState.ATTACHED) return true;
+    if (f.hook === NfHook.PREROUTING) return f.inDev === null || f.inDev.kind === DeviceKind.LOOPBACK;
+    return false;
+  }
+
+  private loadCt(f: Frame): void {
+    const ctx = f.ctx;
+    const skb = f.skb!;
+    const i = this.entryOf(skb);
+    ctx.ctIndex = i;
+    ctx.ctStatus = i >= 0 ? this.conntrack.table.status(i) : 0;
+    ctx.ctDir = skb.ctState & CtState.REPLY ? 1 : 0;
+  }
+
+  private runTable(f: Frame, name: NfTableName): number {
+    const table = this.tables[name];
+    if (table.hooks[f.hook] === null) return NfVerdict.ACCEPT;
+    f.table = table;
+    const v = f.trav.run(table, f.hook, f.ctx, this.env, (rule, chain, position) => this.exec(f, rule, chain, position));
+    return this.finish(f, v);
+  }
+
+  /** Turns a traversal verdict into the hook's result: records drops, sends REJECT replies. */
+  private finish(f: Frame, v: number): number {
+    if (v === NfVerdict.ACCEPT) return v;
+    const trav = f.trav;
+    const table = f.table!.name;
+    if (v === NfVerdict.STOLEN && trav.rule?.target === TargetKind.REJECT) {
+      const reply = f.reply;
+      if (reply !== null) this.sendReply(f, reply);
+      return this.drop(f, DropReason.HOST_STACK_REJECT, siteOf(table, trav.chain, trav.position, trav.rule), NfVerdict.STOLEN);
+    }
+    if (v === NfVerdict.STOLEN) return v;
+    if (f.dropSite !== "") return this.drop(f, f.dropReason, f.dropSite);
+    return this.drop(f, DropReason.NETFILTER_DROP, siteOf(table, trav.chain, trav.position, trav.rule));
+  }
+
+  /** Records the drop once and releases an entry only this packet was creating. */
+  private drop(f: Frame, reason: number, site: string, verdict: number = NfVerdict.DROP): number {
+    const skb = f.skb!;
+    const world = this.host.world;
+    const dev = f.inDev ?? f.outDev;
+    const explanation = f.dropExplanation;
+    const dstIdentity = f.dropDstIdentity;
+    const extra =
+      explanation !== undefined || dstIdentity !== 0
+        ? { ...(explanation !== undefined ? { explanation } : {}), ...(dstIdentity !== 0 ? { dstIdentity } : {}) }
+        : undefined;
+    world.drop(skb, { node: this.host.nodeName, device: dev?.name ?? "", hook: NF_HOOK_NAMES[f.hook] ?? "" }, reason, site, false, extra);
+    f.dropSite = "";
+    f.dropExplanation = undefined;
+    f.dropDstIdentity = 0;
+    const i = this.entryOf(skb);
+    if (i >= 0 && !this.conntrack.table.confirmed(i) && (skb.ctState & CtState.REPLY) === 0) this.conntrack.kill(i);
+    return verdict;
+  }
+
+  private failWith(f: Frame, reason: number, site: string): number {
+    f.dropReason = reason;
+    f.dropSite = site;
+    return NfVerdict.DROP;
+  }
+
+  // ---- targets that need this namespace ---------------------------------------------------
+
+  private exec(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
+    switch (rule.target) {
+      case TargetKind.REJECT:
+        f.reply = this.buildReject(f, rule);
+        return NfVerdict.STOLEN;
+      case TargetKind.DNAT:
+      case TargetKind.SNAT:
+        return this.natTarget(f, rule.natRange!);
+      case TargetKind.MASQUERADE:
+        return this.masquerade(f, rule, chain, position);
+      case TargetKind.REDIRECT:
+        return this.redirect(f, rule, chain, position);
+      case TargetKind.PROGRAM:
+        return this.program(f, rule, chain, position);
+      default:
+        return CONTINUE;
+    }
+  }
+
+  private natTarget(f: Frame, range: NatRange): number {
+    const i = f.ctx.ctIndex;
+    if (i >= 0) this.nat.setup(i, range, hookManip(f.hook));
+    return NfVerdict.ACCEPT;
+  }
+
+  /** MASQUERADE: SNAT to the outgoing interface's address for the next hop (inet_select_addr). */
+  private masquerade(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
+    const i = f.ctx.ctIndex;
+    if (i < 0) return NfVerdict.ACCEPT;
+    const t = this.conntrack.table;
+    if (t.src(i, 0) === 0) return NfVerdict.ACCEPT;
+    const out = f.outDev;
+    const nextHop = f.skb!.nextHop !== 0 ? f.skb!.nextHop : f.h.dst4;
+    const src = out === null ? 0 : this.sourceFor(nextHop, out);
+    if (src === 0) {
+      return this.failWith(f, DropReason.NAT_NO_MAPPING, `${siteOf("nat", chain, position, rule)}:masquerade-no-address`);
+    }
+    t.set(i, F.MASQ_IFINDEX, out!.ifindex);
+    const r = rule.natRange!;
+    this.nat.setup(i, { ...r, flags: r.flags | NatRangeFlag.MAP_IPS, minAddr: src, maxAddr: src }, NatManip.SRC);
+    return NfVerdict.ACCEPT;
+  }
+
+  /** REDIRECT: DNAT to this host (the incoming interface's address; 127.0.0.1 for local packets). */
+  private redirect(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
+    const i = f.ctx.ctIndex;
+    if (i < 0) return NfVerdict.ACCEPT;
+    let addr: number;
+    if (f.hook === NfHook.OUTPUT) addr = 0x7f000001;
+    else addr = f.inDev === null ? 0 : this.host.primaryAddress(f.inDev);
+    if (addr === 0) return this.failWith(f, DropReason.NAT_NO_MAPPING, `${siteOf("nat", chain, position, rule)}:redirect-no-address`);
+    const r = rule.natRange!;
+    this.nat.setup(i, { ...r, flags: r.flags | NatRangeFlag.MAP_IPS, minAddr: addr, maxAddr: addr }, NatManip.DST);
+    return NfVerdict.ACCEPT;
+  }
+
+  private program(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
+    const d = this.programDrop;
+    d.reason = DropReason.POLICY_DENIED;
+    d.explanation = undefined;
+    d.dstIdentity = 0;
+    const v = rule.program!(f.skb!, f.inDev, f.outDev, d);
+    switch (v) {
+      case ProgramVerdict.ACCEPT:
+        return NfVerdict.ACCEPT;
+      case ProgramVerdict.STOLEN:
+        return NfVerdict.STOLEN;
+      case ProgramVerdict.CONTINUE:
+        return CONTINUE;
+      case ProgramVerdict.RETURN:
+        return RETURN;
+      default:
+        f.dropReason = d.reason;
+        f.dropSite = `${siteOf(f.table!.name, chain, position, rule)} PROGRAM ${rule.programName}`;
+        f.dropExplanation = d.explanation;
+        f.dropDstIdentity = d.dstIdentity;
+        return NfVerdict.DROP;
+    }
+  }
+
+  private sourceFor(dst: number, dev: NetDevice | null): number {
+    const select = this.host.selectSourceAddress;
+    if (select !== undefined) return select.call(this.host, dst, dev);
+    if (dev !== null) return this.host.primaryAddress(dev);
+    return this.host.isLocalAddress(dst) ? dst : 0;
+  }
+
+  /** REJECT's answer (or null when the kernel would send none); the original is dropped either way. */
+  private buildReject(f: Frame, rule: NfRule): Uint8Array | null {
+    const skb = f.skb!;
+    const h = f.h;
+    const bytes = skb.data;
+    const ip = skb.head;
+    if (rule.rejectCode < 0) {
+      const rst = buildTcpReset(bytes, ip);
+      if (rst !== null) {
+        const i = f.ctx.ctIndex;
+        if (i >= 0) tcpSetClosing(this.conntrack, i);
+      }
+      return rst;
+    }
+    if (!rejectChecksumOk(bytes, ip)) return null;
+    let src: number;
+    if (this.host.isLocalAddress(h.dst4)) src = h.dst4;
+    else src = this.sourceFor(h.src4, null);
+    if (src === 0 && f.inDev !== null) src = this.host.primaryAddress(f.inDev);
+    const id = this.nextIpId;
+    this.nextIpId = (this.nextIpId + 1) & 0xffff;
+    return buildIcmpError(bytes.subarray(0, skb.tail), ip, 3, rule.rejectCode, 0, src, id);
+  }
+
+  private sendReply(f: Frame, bytes: Uint8Array): void {
+    const world = this.host.world;
+    const reply = SkBuff.fromBytes(world.ledger.admit(), bytes);
+    this.attachRelated(reply, f.skb!);
+    this.host.outputIp(reply);
+  }
+
+  // ---- NAT hook and confirm ---------------------------------------------------------------
+
+  /** nf_nat_ipv4_fn + nf_nat_inet_fn for the current hook. */
+  private natHook(f: Frame): number {
+    const skb = f.skb!;
+    const i = f.ctx.ctIndex;
+    if (i < 0 || skb.ctState & CtState.UNTRACKED) return NfVerdict.ACCEPT;
+    const hook = f.hook;
+    const manip = hookManip(hook);
+    const dir = skb.ctState & CtState.REPLY ? 1 : 0;
+    const h = f.h;
+    if (skb.ctState & CtState.RELATED && h.ipProto === 1) {
+      const applies = this.nat.applies(i, dir, manip);
+      if (applies) this.snapshot(f);
+      if (!this.nat.translateError(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {
+        return this.drop(f, DropReason.INVALID_PACKET, "netfilter/nat:icmp-error");
+      }
+      if (applies) this.rewritten(f, manip);
+      return NfVerdict.ACCEPT;
+    }
+    if (skb.ctState & (CtState.NEW | CtState.RELATED)) {
+      if (!this.nat.initialized(i, manip)) {
+        const v = this.runTable(f, "nat");
+        if (v !== NfVerdict.ACCEPT) return v;
+        if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
+        this.loadCt(f);
+      } else if (this.oifChanged(f, i, dir)) {
+        this.conntrack.kill(i);
+        return this.drop(f, DropReason.NAT_NO_MAPPING, "netfilter/nat:masquerade-oif-changed");
+      }
+    } else if (this.oifChanged(f, i, dir)) {
+      this.conntrack.kill(i);
+      return this.drop(f, DropReason.NAT_NO_MAPPING, "netfilter/nat:masquerade-oif-changed");
+    }
+    if (!this.nat.applies(i, dir, manip)) return NfVerdict.ACCEPT;
+    this.snapshot(f);
+    if (!this.nat.apply(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {
+      return this.drop(f, DropReason.WRITE_ERROR, "netfilter/nat:rewrite");
+    }
+    this.rewritten(f, manip);
+    return NfVerdict.ACCEPT;
+  }
+
+  /** nf_nat_oif_changed: a MASQUERADEd flow now leaving through another interface is killed. */
+  private oifChanged(f: Frame, i: number, dir: number): boolean {
+    if (f.hook !== NfHook.POSTROUTING || dir !== 0) return false;
+    const masq = this.conntrack.table.get(i, F.MASQ_IFINDEX);
+    return masq !== 0 && f.outDev !== null && masq !== f.outDev.ifindex;
+  }
+
+  private confirm(f: Frame): number {
+    const skb = f.skb!;
+    const i = this.entryOf(skb);
+    if (i < 0 || skb.ctState & CtState.REPLY) return NfVerdict.ACCEPT;
+    const t = this.conntrack.table;
+    if (t.confirmed(i) || t.status(i) & Ips.DYING) return NfVerdict.ACCEPT;
+    if (!this.conntrack.confirm(i)) return this.drop(f, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:insert-failed");
+    return NfVerdict.ACCEPT;
+  }
+
+  /** Remembers the tuple before the packet's first NAT rewrite (skb.orig*). */
+  private snapshot(f: Frame): void {
+    const h = f.h;
+    const skb = f.skb!;
+    if (skb.natApplied !== 0) return;
+    skb.origSrc = h.src4;
+    skb.origDst = h.dst4;
+    skb.origSrcPort = h.ipProto === 1 ? h.icmpId : h.srcPort;
+    skb.origDstPort = h.ipProto === 1 ? 0 : h.dstPort;
+  }
+
+  /** After a rewrite: marks the packet, re-reads its headers and leaves a hop note for tracing. */
+  private rewritten(f: Frame, manip: number): void {
+    const skb = f.skb!;
+    const h = f.h;
+    const oldSrc = h.src4;
+    const oldDst = h.dst4;
+    const oldSport = h.srcPort;
+    const oldDport = h.dstPort;
+    const oldId = h.icmpId;
+    this.parse(f);
+    const changed = oldSrc !== h.src4 || oldDst !== h.dst4 || oldSport !== h.srcPort || oldDport !== h.dstPort || oldId !== h.icmpId;
+    if (!changed) return;
+    skb.natApplied |= manip === NatManip.SRC ? NatApplied.SNAT : NatApplied.DNAT;
+    const world = this.host.world;
+    if (world.tracer.hops) {
+      const kind = manip === NatManip.SRC ? "SNAT" : "DNAT";
+      const note =
+        manip === NatManip.SRC
+          ? `${kind} ${formatIPv4(oldSrc)}:${oldSport} -> ${formatIPv4(h.src4)}:${h.srcPort}`
+          : `${kind} ${formatIPv4(oldDst)}:${oldDport} -> ${formatIPv4(h.dst4)}:${h.dstPort}`;
+      const dev = f.inDev ?? f.outDev;
+      world.hop(skb, { node: this.host.nodeName, device: dev?.name ?? "", hook: NF_HOOK_NAMES[f.hook] ?? "" }, -1, note, false);
+    }
+  }
+
+  private refreshRuleFacts(): void {
+    const t = this.tables;
+    const gen = t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation;
+    if (gen === this.ruleGeneration) return;
+    this.ruleGeneration = gen;
+    let needs = t.nat.inUse;
+    let any = false;
+    for (const table of [t.raw, t.mangle, t.nat, t.filter]) {
+      for (const chain of table.chains()) {
+        if (chain.rules.length > 0 || chain.policy === "DROP") any = true;
+        for (const r of chain.rules) {
+          if (r.has & (M.CTSTATE | M.CTDIR)) needs = true;
+          if (r.target >= TargetKind.DNAT && r.target <= TargetKind.REDIRECT) needs = true;
+          if (r.target === TargetKind.NOTRACK) needs = true;
+        }
+      }
+    }
+    this.needsCt = needs;
+    this.anyRules = any;
+  }
+}
+

@@ -1,0 +1,116 @@
+// The IPv4 output path: ip_local_out for packets the namespace originates (route, source selection,
+// total length and header checksum, OUTPUT hook, re-route after DNAT), ip_output (POSTROUTING), and
+// ip_finish_output (fragment or ICMP frag-needed when over the MTU, then neighbour resolution or the
+// device directly for loopback and L3 devices).
+
+import type { SkBuff } from "../../skb/skbuff.js";
+import { DropReason } from "../../../datapath/reasons.js";
+import { read16, read32, write16 } from "../../wire/bytes.js";
+import { setIpv4HeaderChecksum } from "../../wire/checksum.js";
+import { IPV4_DST_FIELD, IPV4_SRC_FIELD, rewriteIpv4Address } from "../../wire/nat-rewrite.js";
+import { DeliveryKind } from "../../trace/ledger.js";
+import { NfHook, NfVerdict } from "../netfilter/hooks.js";
+import { DeviceKind, type NetDevice } from "../device.js";
+import { fragmentIpv4 } from "./fragment.js";
+import { icmpSend, IcmpType, UnreachCode } from "./icmp-send.js";
+import { IP_DF, IP_OFFSET_MASK, IPV4_HEADER } from "./ip-packet.js";
+import type { NetNamespace } from "./namespace.js";
+import { PacketType } from "./packet-context.js";
+import { RouteType, type Route } from "./route-table.js";
+
+/** ip_local_out for a locally generated IPv4 packet at skb.head. */
+export function outputIp(ns: NetNamespace, skb: SkBuff): void {
+  const b = skb.data;
+  const ip = skb.head;
+  const counters = ns.counters.ip;
+  const hlen = skb.length >= IPV4_HEADER ? (b[ip]! & 0x0f) * 4 : 0;
+  if (hlen < IPV4_HEADER || b[ip]! >>> 4 !== 4 || hlen > skb.length) {
+    counters.OutDiscards++;
+    ns.dropPacket(skb, null, "output", DropReason.INVALID_PACKET, "net/stack/output:header", `ipv4 header of a ${skb.length}-byte local packet is malformed`);
+    return;
+  }
+  const dst = read32(b, ip + 16);
+  let route = ns.routes.lookup(dst);
+  if (route === null) {
+    counters.OutNoRoutes++;
+    ns.dropPacket(skb, null, "output", DropReason.NO_ROUTE, "net/stack/output:no-route", "no route to the destination (ENETUNREACH)");
+    return;
+  }
+  if (!deliverable(route)) {
+    ns.dropPacket(skb, null, "output", DropReason.BLACKHOLE_ROUTE, "net/stack/output:route-type", `${route.type} route`);
+    return;
+  }
+  if (read32(b, ip + 12) === 0) {
+    const l4 = ip + hlen;
+    const firstFragment = (read16(b, ip + 6) & IP_OFFSET_MASK) === 0;
+    rewriteIpv4Address(b, ip, IPV4_SRC_FIELD, ns.routeSource(route, dst), firstFragment && l4 + 8 <= skb.tail ? l4 : -1, b[ip + 9]!);
+  }
+  write16(b, ip + 2, skb.length);
+  setIpv4HeaderChecksum(b, ip, hlen);
+  counters.OutRequests++;
+  const outDev = outputDevice(ns, route);
+  if (ns.netfilter.run(NfHook.OUTPUT, skb, null, outDev) !== NfVerdict.ACCEPT) return;
+  const newDst = read32(skb.data, skb.head + IPV4_DST_FIELD);
+  if (newDst !== dst) {
+    route = ns.routes.lookup(newDst);
+    if (route === null || !deliverable(route)) {
+      counters.OutNoRoutes++;
+      ns.dropPacket(skb, null, "output", DropReason.NO_ROUTE, "net/stack/output:reroute", "no route after the OUTPUT hook changed the destination");
+      return;
+    }
+  }
+  ipOutput(ns, skb, route, null);
+}
+
+/** ip_output: POSTROUTING, then ip_finish_output. inDev is the input device of forwarded packets. */
+export function ipOutput(ns: NetNamespace, skb: SkBuff, route: Route, inDev: NetDevice | null): void {
+  const outDev = outputDevice(ns, route);
+  if (ns.netfilter.run(NfHook.POSTROUTING, skb, inDev, outDev) !== NfVerdict.ACCEPT) return;
+  const mtu = route.mtu !== 0 ? route.mtu : outDev.mtu;
+  if (skb.length <= mtu) {
+    finishOutput(ns, skb, route, outDev);
+    return;
+  }
+  const counters = ns.counters.ip;
+  if ((read16(skb.data, skb.head + 6) & IP_DF) !== 0) {
+    counters.FragFails++;
+    icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.FRAG_NEEDED, mtu, PacketType.HOST, 0, null);
+    ns.dropPacket(skb, outDev, "output", DropReason.FRAG_NEEDED, "net/stack/output:df", `${skb.length}-byte packet with DF over MTU ${mtu} of ${outDev.name}`);
+    return;
+  }
+  const fragments = fragmentIpv4(ns.world, skb, mtu);
+  if (fragments === null) {
+    counters.FragFails++;
+    ns.dropPacket(skb, outDev, "output", DropReason.MTU_EXCEEDED, "net/stack/output:tiny-mtu", `MTU ${mtu} leaves no room for fragment data`);
+    return;
+  }
+  counters.FragOKs++;
+  counters.FragCreates += fragments.length;
+  ns.world.ledger.deliver(DeliveryKind.SPLIT);
+  for (const frag of fragments) finishOutput(ns, frag, route, outDev);
+}
+
+/** ip_finish_output2: the link layer. */
+function finishOutput(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevice): void {
+  ns.counters.ip.OutTransmits++;
+  if (outDev.kind === DeviceKind.LOOPBACK) {
+    ns.transmitEthernet(outDev, skb, 0);
+    return;
+  }
+  if (!outDev.l2) {
+    skb.nextHop = route.via;
+    outDev.transmit(skb);
+    return;
+  }
+  const nextHop = route.via !== 0 ? route.via : read32(skb.data, skb.head + IPV4_DST_FIELD);
+  ns.neigh.output(outDev, nextHop, skb);
+}
+
+function deliverable(route: Route): boolean {
+  return route.type === RouteType.UNICAST || route.type === RouteType.LOCAL || route.type === RouteType.BROADCAST;
+}
+
+/** Local routes leave through the loopback device whatever device the address sits on. */
+function outputDevice(ns: NetNamespace, route: Route): NetDevice {
+  return route.type === RouteType.LOCAL || route.dev === null ? ns.loopback : route.dev;
+}
