@@ -2,8 +2,16 @@
 // protocol and ports (for ICMP: the echo id and the ICMP type), read with the fast parser.
 
 import { ParsedHeaders, parseFrame, parseIp } from "../wire/headers.js";
-import type { Tuple } from "../trace/records.js";
 import type { SkBuff } from "./skbuff.js";
+
+/** A flow's addresses and ports at one point of its way (IPv4 as u32; 0 where absent). */
+export interface Tuple {
+  readonly src: number;
+  readonly dst: number;
+  readonly srcPort: number;
+  readonly dstPort: number;
+  readonly proto: number;
+}
 
 const scratch = new ParsedHeaders();
 const IPPROTO_ICMP = 1;

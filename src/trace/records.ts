@@ -1,14 +1,9 @@
 // Trace and drop records: what a hook saw and what it did, with enough context to answer
 // "why was this packet dropped" hop by hop.
 
-/** A flow's addresses and ports at one point of its way (IPv4 as u32; 0 where absent). */
-export interface Tuple {
-  readonly src: number;
-  readonly dst: number;
-  readonly srcPort: number;
-  readonly dstPort: number;
-  readonly proto: number;
-}
+import type { Tuple } from "../skb/tuple.js";
+
+export type { Tuple };
 
 export interface HopRecord {
   readonly time: number;

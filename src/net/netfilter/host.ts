@@ -21,4 +21,10 @@ export interface NetfilterHost {
    * Without it netfilter uses primaryAddress(dev).
    */
   selectSourceAddress?(dst: number, dev: NetDevice | null): number;
+  /**
+   * Optional: the stack's icmp_send for REJECT (route-based source, rate limits). It must attach
+   * the original's connection (Netfilter.attachRelated) as icmp_send does. Returns true when sent.
+   * Without it netfilter builds the error itself (reject.ts) and sends it with outputIp.
+   */
+  sendIcmpError?(orig: SkBuff, type: number, code: number, inDev: NetDevice | null): boolean;
 }

@@ -280,7 +280,7 @@ export class Netfilter {
   private drop(f: Frame, reason: number, site: string, verdict: number = NfVerdict.DROP): number {
     const skb = f.skb!;
     const world = this.host.world;
-    const dev = f.inDev ?? f.outDev;
+    const dev = this.hookDevice(f);
     const explanation = f.dropExplanation;
     const dstIdentity = f.dropDstIdentity;
     const extra =
@@ -294,6 +294,12 @@ export class Netfilter {
     const i = this.entryOf(skb);
     if (i >= 0 && !this.conntrack.table.confirmed(i) && (skb.ctState & CtState.REPLY) === 0) this.conntrack.kill(i);
     return verdict;
+  }
+
+  /** The device a drop or trace names: the input device before routing, the output device after. */
+  private hookDevice(f: Frame): NetDevice | null {
+    if (f.hook === NfHook.OUTPUT || f.hook === NfHook.POSTROUTING) return f.outDev ?? f.inDev;
+    return f.inDev ?? f.outDev;
   }
 
   private failWith(f: Frame, reason: number, site: string): number {
@@ -406,6 +412,11 @@ export class Netfilter {
       return rst;
     }
     if (!rejectChecksumOk(bytes, ip)) return null;
+    const send = this.host.sendIcmpError;
+    if (send !== undefined) {
+      send.call(this.host, skb, 3, rule.rejectCode, f.inDev);
+      return null;
+    }
     let src: number;
     if (this.host.isLocalAddress(h.dst4)) src = h.dst4;
     else src = this.sourceFor(h.src4, null);
@@ -513,7 +524,7 @@ export class Netfilter {
         manip === NatManip.SRC
           ? `${kind} ${formatIPv4(oldSrc)}:${oldSport} -> ${formatIPv4(h.src4)}:${h.srcPort}`
           : `${kind} ${formatIPv4(oldDst)}:${oldDport} -> ${formatIPv4(h.dst4)}:${h.dstPort}`;
-      const dev = f.inDev ?? f.outDev;
+      const dev = this.hookDevice(f);
       world.hop(skb, { node: this.host.nodeName, device: dev?.name ?? "", hook: NF_HOOK_NAMES[f.hook] ?? "" }, -1, note, false);
     }
   }

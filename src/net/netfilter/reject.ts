@@ -6,7 +6,7 @@
 
 import { read16, read32, write16, write32 } from "../../wire/bytes.js";
 import { internetChecksum, setIpv4HeaderChecksum, setL4ChecksumV4, verifyChecksum, verifyL4ChecksumV4 } from "../../wire/checksum.js";
-import { icmpIsError, NR_ICMP_TYPES } from "./conntrack/l4.js";
+import { NR_ICMP_TYPES } from "./conntrack/l4.js";
 
 /** RFC 1812 / icmp_send: an error quotes as much as fits in 576 bytes. */
 const ICMP_ERROR_ROOM = 576 - 20 - 8;
@@ -38,6 +38,11 @@ export function rejectChecksumOk(bytes: Uint8Array, ip: number): boolean {
   }
 }
 
+/** icmp_pointers[type].error: types 1-7 and 9-12 count as errors (unknown ones included). */
+function isErrorType(type: number): boolean {
+  return type <= NR_ICMP_TYPES && ((0b1_1110_1111_1110 >>> type) & 1) === 1;
+}
+
 function isMulticastOrBroadcast(addr: number): boolean {
   return addr >>> 28 === 0xe || addr === 0xffffffff;
 }
@@ -54,10 +59,10 @@ export function buildIcmpError(bytes: Uint8Array, ip: number, type: number, code
   if ((read16(bytes, ip + 6) & 0x1fff) !== 0) return null;
   const origDst = read32(bytes, ip + 16);
   if (isMulticastOrBroadcast(origDst)) return null;
-  if (icmpIsError(type) && bytes[ip + 9] === 1) {
+  if (isErrorType(type) && bytes[ip + 9] === 1) {
     if (total < ihl + 1) return null;
     const inner = bytes[ip + ihl]!;
-    if (inner > NR_ICMP_TYPES || icmpIsError(inner)) return null;
+    if (inner > NR_ICMP_TYPES || isErrorType(inner)) return null;
   }
   const quoted = Math.min(total, ICMP_ERROR_ROOM);
   const out = new Uint8Array(20 + 8 + quoted);
