@@ -37,7 +37,8 @@ async function main(argv: readonly string[]): Promise<number> {
 // A reader that closes the pipe early (`cnisim ... | head`) ends the output, not in a crash.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code === "EPIPE") process.exit(process.exitCode ?? ExitCode.OK);
-  throw e;
+  process.stderr.write(`cnisim: cannot write output: ${e.message}\n`);
+  process.exit(ExitCode.FAILURE);
 });
 
 process.exitCode = await main(process.argv);

@@ -48,7 +48,7 @@ export function prefixesOverlap(a: Ipv4Prefix, b: Ipv4Prefix): boolean {
 }
 
 /** Number of addresses in a prefix (2^(32-len)). */
-export function prefixSize(p: Ipv4Prefix): number {
+function prefixSize(p: Ipv4Prefix): number {
   return 2 ** (32 - p.prefixLength);
 }
 

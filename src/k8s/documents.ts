@@ -69,12 +69,17 @@ function processObject(node: unknown, docNo: number, env: DocEnv): void {
   const positions = new Map<string, Pos>();
   let objLabel = env.label;
   let kind = "";
+  /** Paths with errors so far, so that checks can skip rules that would only repeat them. */
+  const errorPaths: string[] = [];
   const ctx: WalkContext = {
     doc: env.doc,
     lineCounter: env.lineCounter,
     positions,
     sink: {
-      error: (path, pos, message) => state.report(Severity.ERROR, file, pos, objLabel, path, message),
+      error: (path, pos, message) => {
+        errorPaths.push(path);
+        state.report(Severity.ERROR, file, pos, objLabel, path, message);
+      },
       unknownField: (path, pos) => {
         const name = path.slice(path.lastIndexOf(".") + 1);
         state.warnOnce(repeatKey(kind, path), file, pos, objLabel, path, `unknown field ${JSON.stringify(name)} (ignored, as the API server does)`);
@@ -107,6 +112,9 @@ function processObject(node: unknown, docNo: number, env: DocEnv): void {
   if (kindText === "List" && apiVersion === "v1") {
     const items = entries.find((e) => e.key === "items")?.value;
     if (isSeq(items)) items.items.forEach((item, i) => processObject(item, docNo, { ...env, label: `${env.label}, items[${i}]` }));
+    else if (items !== undefined && !(isScalar(items) && items.value === null)) {
+      state.report(Severity.ERROR, file, fieldPos("items"), "List in " + objLabel, "items", "must be a list");
+    }
     return;
   }
   kind = kindText;
@@ -132,26 +140,16 @@ function processObject(node: unknown, docNo: number, env: DocEnv): void {
     }
     return;
   }
-  const errorsBefore = state.errors.length;
-  const errorPaths: string[] = [];
-  const sink = ctx.sink;
-  const trackingCtx: WalkContext = {
-    ...ctx,
-    sink: { ...sink, error: (path, pos, message) => (errorPaths.push(path), sink.error(path, pos, message)) },
-  };
-  const value = walk(node, info.shape, "", trackingCtx) as Record<string, unknown> | undefined;
+  const value = walk(node, info.shape, "", ctx) as Record<string, unknown> | undefined;
   if (value === undefined) return;
   const check: CheckContext = {
-    error: (path, message) => {
-      errorPaths.push(path);
-      state.report(Severity.ERROR, file, nearestPos(positions, path, rootPos), objLabel, path, message);
-    },
+    error: (path, message) => ctx.sink.error(path, nearestPos(positions, path, rootPos), message),
     warn: (path, message) => state.report(Severity.WARNING, file, nearestPos(positions, path, rootPos), objLabel, path, message),
     hasErrorsUnder: (path) => errorPaths.some((e) => e === path || e.startsWith(path + ".") || e.startsWith(path + "[")),
   };
   checkMeta(kindText, value["metadata"] as never, check);
   info.check?.(value as never, check);
-  if (state.errors.length > errorsBefore) return;
+  if (errorPaths.length > 0) return;
   const meta = (value["metadata"] ??= {}) as Record<string, unknown>;
   if (namespace !== undefined) meta["namespace"] = namespace;
   else delete meta["namespace"];

@@ -5,10 +5,19 @@ export { formatDiagnostic, Severity, type Diagnostic } from "./diagnostics.js";
 export { ObjectStore, RESOURCE_NAMES, StoreErrorCode, type ListOptions, type StoreError, type StoreEvent, type StoreEventType, type StoreListener, type StoreOptions } from "./store.js";
 export { storeFromLoad } from "./store-from-load.js";
 export { buildClusterModel, nodeModel, type Allocatable, type ClusterModel, type NetworkModel, type NodeModel, type Prefix } from "./cluster-model.js";
-export { clusterNodeObjects, mergeNode, CONTROL_PLANE_LABEL, CONTROL_PLANE_TAINT, DEFAULT_ALLOCATABLE } from "./node-merge.js";
+export { clusterNodeObjects, mergeNode, mergeTaints, wellKnownNodeLabels, CONTROL_PLANE_LABEL, CONTROL_PLANE_TAINT, DEFAULT_ALLOCATABLE } from "./node-merge.js";
 export { CLUSTER_API_VERSION, CNI_MODES, CNI_PLUGINS, type Cluster, type ClusterNodeSpec, type ClusterSpec, type CniPluginName, type Dataplane, type NodeRole } from "./cluster-types.js";
 export { CLUSTER_DEFAULTS, parsePortRange } from "./cluster-defaults.js";
-export { defaultPod, defaultPodSpec, podQosClass, policyTypesGiven, SYSTEM_PRIORITY_CLASSES } from "./defaults.js";
+export {
+  defaultImagePullPolicy,
+  DEFAULT_NOT_READY_TOLERATION_SECONDS,
+  defaultPod,
+  defaultPodSpec,
+  podQosClass,
+  policyTypesGiven,
+  SYSTEM_PRIORITY_CLASSES,
+  type DefaultsWarning,
+} from "./defaults.js";
 export { requestedAddresses, CALICO_IP_ANNOTATION } from "./checks/objects.js";
 export { BUILTIN_NAMESPACES } from "./cross-checks.js";
 export { parseQuantity, quantityMilliValue, quantityValue, compareQuantities, QuantityFormat, type Quantity } from "./quantity.js";

@@ -1,6 +1,7 @@
 // Mutable bookkeeping of one load: the objects accepted so far with their positions, the
 // diagnostics, and the warnings that are listed once however often they occur.
 import { Severity, type Diagnostic } from "./diagnostics.js";
+import { parentPath } from "./paths.js";
 import type { Pos } from "./walk.js";
 
 export interface LoadOptions {
@@ -23,18 +24,6 @@ export interface ObjectRecord {
   readonly label: string;
   readonly source: SourceRef;
   readonly positions: ReadonlyMap<string, Pos>;
-}
-
-/** Parent of a field path: "a.b[0].c" -> "a.b[0]" -> "a.b" -> "a" -> "". */
-export function parentPath(path: string): string {
-  if (path.endsWith("]")) {
-    const open = path.lastIndexOf("[");
-    return open <= 0 ? "" : path.slice(0, open);
-  }
-  const dot = path.lastIndexOf(".");
-  const bracket = path.lastIndexOf("]");
-  if (dot < 0) return "";
-  return bracket > dot ? path.slice(0, bracket + 1) : path.slice(0, dot);
 }
 
 /** Position of the nearest node that exists for `path` (itself or an ancestor). */

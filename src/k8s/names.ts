@@ -90,10 +90,6 @@ export function checkPortName(value: string): string | null {
 
 export const PORT_RANGE_MESSAGE = "must be between 1 and 65535, inclusive";
 
-export function isValidPortNumber(n: number): boolean {
-  return Number.isInteger(n) && n >= 1 && n <= 65535;
-}
-
 /** "50%": upstream IsValidPercent. */
 export function checkPercent(value: string): string | null {
   return /^[0-9]+%$/.test(value)

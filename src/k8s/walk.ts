@@ -2,6 +2,7 @@
 // line/column of every field path, reports unknown fields, and builds the plain JS value
 // (unknown fields dropped, nulls treated as absent, as Go's JSON decoding does).
 import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair } from "yaml";
+import { p } from "./paths.js";
 import { parseQuantity } from "./quantity.js";
 import type { Shape } from "./schema/shape.js";
 
@@ -26,9 +27,6 @@ export interface WalkContext {
   readonly sink: WalkSink;
 }
 
-export const fieldPath = (parent: string, name: string): string => (parent === "" ? name : `${parent}.${name}`);
-export const indexPath = (parent: string, i: number): string => `${parent}[${i}]`;
-export const keyPath = (parent: string, key: string): string => `${parent}[${key}]`;
 
 function resolve(node: unknown, ctx: WalkContext): unknown {
   let n = node;
@@ -147,17 +145,19 @@ export function walk(rawNode: unknown, shape: Shape, path: string, ctx: WalkCont
       if (!isSeq(node)) return fail(mismatch("a list", node));
       const out: unknown[] = [];
       node.items.forEach((item, i) => {
-        const p = indexPath(path, i);
+        const child = p.index(path, i);
         const r = resolve(item, ctx);
         if (isNull(r)) {
           // Go decodes a null list entry as the zero value of the element type.
+          const at = posOf(r ?? node, ctx);
           if (shape.item.t === "object") {
-            ctx.positions.set(p, posOf(r ?? node, ctx));
+            ctx.positions.set(child, at);
+            for (const name of shape.item.required) ctx.sink.error(p.field(child, name), at, "required value");
             out.push({});
-          } else ctx.sink.error(p, posOf(r ?? node, ctx), "must not be null");
+          } else ctx.sink.error(child, at, "must not be null");
           return;
         }
-        const v = walk(item, shape.item, p, ctx);
+        const v = walk(item, shape.item, child, ctx);
         if (v !== undefined) out.push(v);
       });
       return out;
@@ -166,17 +166,17 @@ export function walk(rawNode: unknown, shape: Shape, path: string, ctx: WalkCont
       if (!isMap(node)) return fail(mismatch("a map", node));
       const out: Record<string, unknown> = {};
       for (const e of mapEntries(node, ctx)) {
-        const p = keyPath(path, e.key);
+        const child = p.key(path, e.key);
         const keyMsg = shape.key?.(e.key) ?? null;
         if (keyMsg !== null) {
-          ctx.sink.error(p, posOf(e.keyNode, ctx), keyMsg);
+          ctx.sink.error(child, posOf(e.keyNode, ctx), keyMsg);
           continue;
         }
-        const v = walk(e.value, shape.value, p, ctx);
+        const v = walk(e.value, shape.value, child, ctx);
         if (v !== undefined) out[e.key] = v;
         else if (isNull(resolve(e.value, ctx)) && shape.value.t === "string") {
           // `key:` with no value is the empty string for string maps (labels: {a: }).
-          ctx.positions.set(p, posOf(e.keyNode, ctx));
+          ctx.positions.set(child, posOf(e.keyNode, ctx));
           out[e.key] = "";
         }
       }
@@ -187,19 +187,19 @@ export function walk(rawNode: unknown, shape: Shape, path: string, ctx: WalkCont
       const out: Record<string, unknown> = {};
       const entries = mapEntries(node, ctx);
       for (const e of entries) {
-        const p = fieldPath(path, e.key);
+        const child = p.field(path, e.key);
         const fieldShape = shape.fields[e.key];
         if (fieldShape === undefined) {
-          ctx.sink.unknownField(p, posOf(e.keyNode, ctx));
+          ctx.sink.unknownField(child, posOf(e.keyNode, ctx));
           continue;
         }
-        const v = walk(e.value, fieldShape, p, ctx);
+        const v = walk(e.value, fieldShape, child, ctx);
         if (v !== undefined) out[e.key] = v;
-        else if (!ctx.positions.has(p)) ctx.positions.set(p, posOf(e.keyNode, ctx));
+        else if (!ctx.positions.has(child)) ctx.positions.set(child, posOf(e.keyNode, ctx));
       }
       for (const name of shape.required) {
         if (!entries.some((e) => e.key === name && !isNull(resolve(e.value, ctx)))) {
-          ctx.sink.error(fieldPath(path, name), pos, "required value");
+          ctx.sink.error(p.field(path, name), pos, "required value");
         }
       }
       return out;

@@ -3,8 +3,7 @@
 
 import type { CaptureProblem } from "./errors.js";
 import { MAX_CAPLEN } from "./limits.js";
-import type { ReadContext } from "./read-context.js";
-import type { CaptureRecord } from "./types.js";
+import type { FormatReader, LoadRequest, ReadContext } from "./read-context.js";
 
 export const PcapMagic = {
   MICROSECONDS: 0xa1b2c3d4,
@@ -38,9 +37,9 @@ function swap32(v: number): number {
   return (((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24)) >>> 0;
 }
 
-async function readHeader(ctx: ReadContext): Promise<ClassicHeader | CaptureProblem> {
+function* readHeader(ctx: ReadContext): Generator<LoadRequest, ClassicHeader | CaptureProblem, number> {
   const win = ctx.window;
-  const got = await win.load(0, PCAP_HEADER_LENGTH);
+  const got = win.has(0, PCAP_HEADER_LENGTH) ? PCAP_HEADER_LENGTH : yield ctx.request(0, PCAP_HEADER_LENGTH);
   if (got < PCAP_HEADER_LENGTH) {
     return { offset: 0, reason: `truncated pcap file header: ${got} of ${PCAP_HEADER_LENGTH} bytes`, resync: false };
   }
@@ -61,8 +60,8 @@ async function readHeader(ctx: ReadContext): Promise<ClassicHeader | CaptureProb
   };
 }
 
-export async function* readClassic(ctx: ReadContext): AsyncGenerator<CaptureRecord> {
-  const header = await readHeader(ctx);
+export function* readClassic(ctx: ReadContext): FormatReader {
+  const header = yield* readHeader(ctx);
   if ("reason" in header) {
     ctx.fail(header, 0);
     return;
@@ -85,7 +84,7 @@ export async function* readClassic(ctx: ReadContext): AsyncGenerator<CaptureReco
   let pos = PCAP_HEADER_LENGTH;
   let index = 0;
   for (;;) {
-    const got = win.has(pos, recordHeaderLength) ? recordHeaderLength : await win.load(pos, recordHeaderLength);
+    const got = win.has(pos, recordHeaderLength) ? recordHeaderLength : yield ctx.request(pos, recordHeaderLength);
     if (got === 0) return;
     index++;
     ctx.summary.read++;
@@ -117,7 +116,7 @@ export async function* readClassic(ctx: ReadContext): AsyncGenerator<CaptureReco
       continue;
     }
     const total = recordHeaderLength + caplen;
-    const available = win.has(pos, total) ? total : await win.load(pos, total);
+    const available = win.has(pos, total) ? total : yield ctx.request(pos, total);
     if (available < total) {
       const reason = `truncated record: caplen ${caplen} but only ${available - recordHeaderLength} data bytes before end of file`;
       ctx.fail({ offset: pos, reason, resync: true }, index);
@@ -130,7 +129,7 @@ export async function* readClassic(ctx: ReadContext): AsyncGenerator<CaptureReco
       tsNs: BigInt(seconds) * 1_000_000_000n + BigInt(fraction) * fracToNs,
       caplen,
       len,
-      data: win.copy(pos + recordHeaderLength, caplen),
+      data: win.bytes(pos + recordHeaderLength, caplen),
       fileOffset: pos,
     };
     pos = next;

@@ -1,5 +1,6 @@
 // A sliding window over a file opened with a FileHandle: readers ask for byte ranges by absolute offset,
-// the window keeps only what the current record needs (bounded memory, chunked reads).
+// the window holds one chunk (64 KiB, or the largest block asked for) and reads the file chunk by chunk.
+// Chunks are never reused, so views handed out stay valid; unreferenced chunks are garbage.
 
 import type { FileHandle } from "node:fs/promises";
 
@@ -17,7 +18,7 @@ export class FileWindow {
     readonly size: number,
     private readonly chunkSize: number,
   ) {
-    this.buffer = new Uint8Array(chunkSize);
+    this.buffer = new Uint8Array(0);
     this.view = new DataView(this.buffer.buffer);
   }
 
@@ -34,43 +35,32 @@ export class FileWindow {
   /**
    * Makes [offset, offset + length) available (as much of it as the file holds) and returns how many
    * bytes from offset are now in memory (< length only at end of file). Drops everything before offset.
+   * Bytes already handed out by bytes() are never overwritten: a refill moves to a fresh buffer.
    */
   async load(offset: number, length: number): Promise<number> {
     const wanted = Math.max(0, Math.min(length, this.size - offset));
-    if (this.has(offset, wanted)) return wanted;
+    if (wanted === 0 || this.has(offset, wanted)) return wanted;
     const keepFrom = offset - this.start;
-    if (keepFrom >= 0 && keepFrom < this.filled) {
-      this.buffer.copyWithin(0, keepFrom, this.filled);
-      this.filled -= keepFrom;
-    } else {
-      this.filled = 0;
-    }
+    const kept = keepFrom >= 0 && keepFrom < this.filled ? this.buffer.subarray(keepFrom, this.filled) : null;
+    const fresh = new Uint8Array(Math.max(wanted, this.chunkSize));
+    if (kept !== null) fresh.set(kept);
+    this.buffer = fresh;
+    this.view = new DataView(fresh.buffer);
+    this.filled = kept?.length ?? 0;
     this.start = offset;
-    if (wanted > this.buffer.length) {
-      const grown = new Uint8Array(Math.max(wanted, this.buffer.length * 2));
-      grown.set(this.buffer.subarray(0, this.filled));
-      this.buffer = grown;
-      this.view = new DataView(grown.buffer);
-    }
     while (this.filled < wanted) {
-      const room = Math.min(this.buffer.length - this.filled, this.size - (this.start + this.filled));
-      const { bytesRead } = await this.handle.read(this.buffer, this.filled, room, this.start + this.filled);
+      const room = Math.min(fresh.length - this.filled, this.size - (this.start + this.filled));
+      const { bytesRead } = await this.handle.read(fresh, this.filled, room, this.start + this.filled);
       if (bytesRead === 0) break; // the file shrank while we read it
       this.filled += bytesRead;
     }
     return Math.min(wanted, this.filled);
   }
 
-  /** A view of loaded bytes; valid until the next load(). */
+  /** A view of loaded bytes. It stays valid (and unchanged) after later loads, and keeps its chunk alive. */
   bytes(offset: number, length: number): Uint8Array {
     const at = offset - this.start;
     return this.buffer.subarray(at, at + length);
-  }
-
-  /** A copy of loaded bytes, owned by the caller. */
-  copy(offset: number, length: number): Uint8Array {
-    const at = offset - this.start;
-    return this.buffer.slice(at, at + length);
   }
 
   u8(offset: number): number {
@@ -83,14 +73,6 @@ export class FileWindow {
 
   u32(offset: number, littleEndian: boolean): number {
     return this.view.getUint32(offset - this.start, littleEndian);
-  }
-
-  i32(offset: number, littleEndian: boolean): number {
-    return this.view.getInt32(offset - this.start, littleEndian);
-  }
-
-  u64(offset: number, littleEndian: boolean): bigint {
-    return this.view.getBigUint64(offset - this.start, littleEndian);
   }
 
   i64(offset: number, littleEndian: boolean): bigint {

@@ -13,21 +13,24 @@ import {
   MIN_BLOCK_LENGTH,
 } from "./pcapng-blocks.js";
 import { pad4, walkOptions } from "./pcapng-options.js";
-import type { ReadContext } from "./read-context.js";
-import { decodeTsresol, MAX_TSRESOL_EXPONENT, unitsToNs } from "./timestamp.js";
+import type { FormatReader, ReadContext } from "./read-context.js";
+import { decodeTsresol, MAX_TSRESOL_EXPONENT, timestampScale, type TimestampScale, unitsToNs } from "./timestamp.js";
 import type { CaptureInterface, CaptureRecord, TimestampResolution } from "./types.js";
 
-type Section = { interfaces: CaptureInterface[] };
+type Section = { interfaces: CaptureInterface[]; scales: TimestampScale[] };
 
 type PacketFields = { interfaceInSection: number; tsUnits: bigint | null; caplen: number; len: number; dataOffset: number; optionsEnd: number };
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
+/** Option visitor for blocks whose options cnisim does not use (their framing is still checked). */
+const ignoreOption = (): null => null;
+
 function isPacketBlock(type: number): boolean {
   return type === BlockType.EPB || type === BlockType.SPB || type === BlockType.OPB;
 }
 
-export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecord> {
+export function* readPcapng(ctx: ReadContext): FormatReader {
   const win = ctx.window;
   let section: Section | null = null;
   let sectionLittleEndian = true;
@@ -35,7 +38,7 @@ export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecor
   let index = 0;
   let pos = 0;
   for (;;) {
-    const got = win.has(pos, 12) ? 12 : await win.load(pos, 12);
+    const got = win.has(pos, 12) ? 12 : yield ctx.request(pos, 12);
     if (got === 0) return;
     if (got < 8) {
       ctx.fail({ offset: pos, reason: `truncated block header: ${got} bytes before end of file`, resync: true }, 0);
@@ -82,7 +85,7 @@ export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecor
     const trailerOffset = pos + totalLength - 4;
     const parsed = type === BlockType.SHB || type === BlockType.IDB || packet;
     if (!parsed || totalLength > MAX_LOADED_BLOCK_LENGTH) {
-      await win.load(trailerOffset, 4);
+      if (!win.has(trailerOffset, 4)) yield ctx.request(trailerOffset, 4);
       const trailerOk = win.u32(trailerOffset, le) === totalLength;
       if (!trailerOk) {
         ctx.fail(trailerMismatch(name, trailerOffset, win.u32(trailerOffset, le), totalLength), itemIndex);
@@ -98,7 +101,7 @@ export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecor
       pos += totalLength;
       continue;
     }
-    if (!win.has(pos, totalLength)) await win.load(pos, totalLength);
+    if (!win.has(pos, totalLength)) yield ctx.request(pos, totalLength);
     const trailer = win.u32(trailerOffset, le);
     const trusted = trailer === totalLength;
     let problem: CaptureProblem | null = null;
@@ -110,9 +113,9 @@ export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecor
         return;
       }
       sectionNumber++;
-      section = { interfaces: [] };
+      section = { interfaces: [], scales: [] };
       sectionLittleEndian = le;
-      problem = walkOptions(win, pos + 24, trailerOffset, le, "SHB", trusted, () => null);
+      problem = walkOptions(win, pos + 24, trailerOffset, le, "SHB", trusted, ignoreOption);
     } else if (type === BlockType.IDB) {
       const current: Section = section as Section;
       const parsedIdb = parseIdb(win, pos, trailerOffset, le, trusted);
@@ -124,36 +127,12 @@ export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecor
         idInSection: current.interfaces.length,
       };
       current.interfaces.push(iface);
+      current.scales.push(timestampScale(iface.tsResolution, iface.tsOffsetSeconds));
       ctx.summary.interfaces.push(iface);
     } else {
-      const current: Section = section as Section;
-      const fields = parsePacketFields(win, type, pos, totalLength, le, current);
-      if ("reason" in fields) {
-        problem = { ...fields, resync: trusted };
-      } else {
-        const iface = current.interfaces[fields.interfaceInSection];
-        const bad = iface === undefined ? null : checkPacket(fields, iface);
-        if (iface === undefined) {
-          const reason = `${name} refers to interface ${fields.interfaceInSection} but section ${sectionNumber} has ${current.interfaces.length}`;
-          problem = { offset: pos + 8, reason, resync: trusted };
-        } else if (bad !== null) {
-          problem = { offset: pos, reason: `${name}: ${bad}`, resync: trusted };
-        } else {
-          problem = walkOptions(win, fields.dataOffset + pad4(fields.caplen), fields.optionsEnd, le, name, trusted, () => null);
-          if (problem === null && trusted) {
-            yield {
-              index,
-              interfaceId: iface.id,
-              linkType: iface.linkType,
-              tsNs: fields.tsUnits === null ? 0n : unitsToNs(fields.tsUnits, iface.tsResolution) + iface.tsOffsetSeconds * 1_000_000_000n,
-              caplen: fields.caplen,
-              len: fields.len,
-              data: win.copy(fields.dataOffset, fields.caplen),
-              fileOffset: pos,
-            };
-          }
-        }
-      }
+      const outcome = packetRecord(win, type, pos, totalLength, le, section as Section, sectionNumber, index);
+      if ("reason" in outcome) problem = { ...outcome, resync: trusted };
+      else if (trusted) yield outcome;
     }
     if (problem !== null && !ctx.fail(problem, itemIndex)) return;
     if (!trusted) {
@@ -167,6 +146,41 @@ export async function* readPcapng(ctx: ReadContext): AsyncGenerator<CaptureRecor
 function trailerMismatch(name: string, offset: number, trailer: number, totalLength: number): CaptureProblem {
   const reason = `${name} block length mismatch: trailing length ${trailer} differs from leading length ${totalLength}`;
   return { offset, reason, resync: false };
+}
+
+/** The record an EPB, OPB or SPB holds, or what is wrong with it. */
+function packetRecord(
+  win: FileWindow,
+  type: number,
+  pos: number,
+  totalLength: number,
+  le: boolean,
+  section: Section,
+  sectionNumber: number,
+  index: number,
+): CaptureRecord | { offset: number; reason: string } {
+  const name = blockName(type);
+  const fields = parsePacketFields(win, type, pos, totalLength, le, section);
+  if ("reason" in fields) return fields;
+  const iface = section.interfaces[fields.interfaceInSection];
+  if (iface === undefined) {
+    const reason = `${name} refers to interface ${fields.interfaceInSection} but section ${sectionNumber} has ${section.interfaces.length}`;
+    return { offset: pos + 8, reason };
+  }
+  const bad = checkPacket(fields, iface);
+  if (bad !== null) return { offset: pos, reason: `${name}: ${bad}` };
+  const options = walkOptions(win, fields.dataOffset + pad4(fields.caplen), fields.optionsEnd, le, name, true, ignoreOption);
+  if (options !== null) return options;
+  return {
+    index,
+    interfaceId: iface.id,
+    linkType: iface.linkType,
+    tsNs: fields.tsUnits === null ? 0n : unitsToNs(fields.tsUnits, section.scales[fields.interfaceInSection]!),
+    caplen: fields.caplen,
+    len: fields.len,
+    data: win.bytes(fields.dataOffset, fields.caplen),
+    fileOffset: pos,
+  };
 }
 
 type IdbFields = Omit<CaptureInterface, "id" | "section" | "idInSection">;

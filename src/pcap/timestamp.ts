@@ -12,13 +12,22 @@ export function decodeTsresol(byte: number): TimestampResolution {
   return (byte & 0x80) === 0 ? { base: 10, exponent: byte } : { base: 2, exponent: byte & 0x7f };
 }
 
-/** Converts a count of timestamp units to nanoseconds (rounded down). */
-export function unitsToNs(units: bigint, resolution: TimestampResolution): bigint {
-  if (resolution.base === 10) {
-    const shift = 9 - resolution.exponent;
-    return shift >= 0 ? units * 10n ** BigInt(shift) : units / 10n ** BigInt(-shift);
-  }
-  return (units * NS_PER_SECOND) >> BigInt(resolution.exponent);
+/** ns = units * multiplier / divisor (rounded down), plus an offset; computed once per interface. */
+export type TimestampScale = { readonly multiplier: bigint; readonly divisor: bigint; readonly offsetNs: bigint };
+
+export function timestampScale(resolution: TimestampResolution, offsetSeconds: bigint): TimestampScale {
+  const offsetNs = offsetSeconds * NS_PER_SECOND;
+  if (resolution.base === 2) return { multiplier: NS_PER_SECOND, divisor: 1n << BigInt(resolution.exponent), offsetNs };
+  const shift = 9 - resolution.exponent;
+  return shift >= 0
+    ? { multiplier: 10n ** BigInt(shift), divisor: 1n, offsetNs }
+    : { multiplier: 1n, divisor: 10n ** BigInt(-shift), offsetNs };
+}
+
+/** Converts a count of timestamp units to nanoseconds since the epoch. */
+export function unitsToNs(units: bigint, scale: TimestampScale): bigint {
+  const scaled = units * scale.multiplier;
+  return (scale.divisor === 1n ? scaled : scaled / scale.divisor) + scale.offsetNs;
 }
 
 /** Formats nanoseconds since the epoch as "seconds.nnnnnnnnn" (tshark's frame.time_epoch form). */

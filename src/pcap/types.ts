@@ -15,7 +15,10 @@ export type CaptureRecord = {
   readonly caplen: number;
   /** Original length of the packet on the wire. */
   readonly len: number;
-  /** The captured bytes (a copy owned by the caller). */
+  /**
+   * The captured bytes: a view into the chunk the reader read them with. The reader never writes to it
+   * again, so it may be kept, but it keeps its chunk (up to 64 KiB) alive: copy it to keep many records.
+   */
   readonly data: Uint8Array;
   /** Byte offset of the record header (classic) or block (pcapng) in the file. */
   readonly fileOffset: number;

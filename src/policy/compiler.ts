@@ -6,7 +6,7 @@
 import { ReservedIdentity } from "../../datapath/identity.js";
 import { IpCache } from "../../datapath/maps/ipcache.js";
 import { Direction as MapDirection } from "../../datapath/maps/policy.js";
-import { EndpointState, type EndpointCounters } from "./endpoint.js";
+import { EndpointState, PortRangeIds, type EndpointCounters } from "./endpoint.js";
 import { IdentityAllocator, WORLD_ATOM, type IdentityInfo } from "./identities.js";
 import type { NormPolicy } from "./normalize.js";
 import { prefixContainsAddr, prefixKey, PrefixSet, type Prefix } from "./prefix.js";
@@ -26,6 +26,8 @@ export type CompilerOptions = PolicyOptions & {
 /** What the compiler did since the last resetCounters(): lets tests check that an update stayed local. */
 export type CompilerCounters = EndpointCounters & {
   ipcacheWrites: number;
+  identitiesCreated: number;
+  identitiesFreed: number;
   /** Endpoints whose policy map changed. */
   readonly touchedEndpoints: Set<string>;
 };
@@ -50,7 +52,15 @@ const DIRECTIONS = [MapDirection.INGRESS, MapDirection.EGRESS] as const;
 export class PolicyCompiler implements RuleHost {
   readonly identities = new IdentityAllocator();
   readonly ruleTable = new RuleTable();
-  readonly counters: CompilerCounters = { upserts: 0, deletes: 0, mapErrors: 0, ipcacheWrites: 0, touchedEndpoints: new Set() };
+  readonly counters: CompilerCounters = {
+    upserts: 0,
+    deletes: 0,
+    mapErrors: 0,
+    ipcacheWrites: 0,
+    identitiesCreated: 0,
+    identitiesFreed: 0,
+    touchedEndpoints: new Set(),
+  };
   private readonly selectors = new SelectorCache(this.identities);
   private readonly universe = new PrefixSet();
   private readonly cidrIds = new Map<number, number>();
@@ -64,10 +74,15 @@ export class PolicyCompiler implements RuleHost {
   /** Endpoint -> policies isolating it, per map direction. */
   private readonly isolation = new Map<EndpointState, [Set<PolicyState>, Set<PolicyState>]>();
   private readonly ruleOwner = new Map<RuleState, PolicyState>();
+  private readonly portRanges = new PortRangeIds();
   private readonly unsubscribe: () => void;
   private readonly policyMapMax: number;
   private readonly ipcacheMax: number;
-  private readonly touch = (ep: EndpointState) => this.counters.touchedEndpoints.add(ep.key);
+  /** False during the initial full compile, where every endpoint is touched anyway. */
+  private tracking = false;
+  private readonly touch = (ep: EndpointState) => {
+    if (this.tracking) this.counters.touchedEndpoints.add(ep.key);
+  };
 
   constructor(
     readonly world: PolicyWorld,
@@ -78,6 +93,7 @@ export class PolicyCompiler implements RuleHost {
     // The world identity (0.0.0.0/0) always exists: addresses no other entry covers.
     this.identities.acquire({ kind: "cidr", atom: WORLD_ATOM });
     this.buildFrom(world);
+    this.tracking = true;
     this.unsubscribe = world.subscribe((c) => this.apply(c));
   }
 
@@ -91,6 +107,8 @@ export class PolicyCompiler implements RuleHost {
     this.counters.deletes = 0;
     this.counters.mapErrors = 0;
     this.counters.ipcacheWrites = 0;
+    this.counters.identitiesCreated = 0;
+    this.counters.identitiesFreed = 0;
     this.counters.touchedEndpoints.clear();
   }
 
@@ -143,8 +161,11 @@ export class PolicyCompiler implements RuleHost {
         if (c.after) this.addNode(c.after.name, c.after.ips);
         return;
       case "policy":
+        // New ipBlock prefixes first, so that a changed policy keeping its ipBlocks keeps their
+        // CIDR identities instead of freeing and re-creating them.
+        if (c.after) for (const prefix of policyPrefixes(c.after.norm)) if (this.universe.add(prefix)) this.prefixEntered(prefix, true);
         if (c.before) this.removePolicy(c.before.norm);
-        if (c.after) this.addPolicy(c.after.norm);
+        if (c.after) this.addPolicyBody(c.after.norm);
         return;
     }
   }
@@ -162,7 +183,10 @@ export class PolicyCompiler implements RuleHost {
 
   private acquire(info: IdentityInfo): number {
     const r = this.identities.acquire(info);
-    if (r.created) this.selectors.identityAdded(r.id, info);
+    if (r.created) {
+      this.counters.identitiesCreated++;
+      this.selectors.identityAdded(r.id, info);
+    }
     return r.id;
   }
 
@@ -171,7 +195,7 @@ export class PolicyCompiler implements RuleHost {
   private release(id: number): void {
     const info = this.identities.info(id);
     if (info && this.identities.refCount(id) === 1) this.selectors.identityRemoved(id, info);
-    this.identities.release(id);
+    if (this.identities.release(id)) this.counters.identitiesFreed++;
   }
 
   /** The ipBlock atom of a cluster address, or null when ipBlocks never select cluster addresses. */
@@ -329,7 +353,7 @@ export class PolicyCompiler implements RuleHost {
   private addPod(pod: PodInfo): void {
     const identity = this.acquire(this.podIdentityInfo(pod));
     const n = this.node(pod.node);
-    const ep = new EndpointState(pod, identity, this.policyMapMax, this.counters, this.touch);
+    const ep = new EndpointState(pod, identity, this.policyMapMax, this.counters, this.touch, this.portRanges);
     this.endpoints.set(pod.key, ep);
     this.endpointsByIp.set(pod.ip, ep);
     let byNs = this.endpointsByNs.get(pod.namespace);
@@ -380,11 +404,6 @@ export class PolicyCompiler implements RuleHost {
   }
 
   // ---- policies
-
-  private addPolicy(norm: NormPolicy): void {
-    for (const prefix of policyPrefixes(norm)) if (this.universe.add(prefix)) this.prefixEntered(prefix, true);
-    this.addPolicyBody(norm);
-  }
 
   private addPolicyBody(norm: NormPolicy): void {
     const make = (rules: NormPolicy["ingress"], dir: typeof Direction.INGRESS | typeof Direction.EGRESS) =>

@@ -7,19 +7,38 @@ import type { PodInfo } from "./types.js";
 /** Statistics the compiler exposes so tests can see what an update touched. */
 export type EndpointCounters = { upserts: number; deletes: number; mapErrors: number };
 
-/** Contribution records: ruleRef * COUNT_SPAN + count for one contributing rule (the usual case),
- *  or flat [ruleRef, count, ruleRef, count, ...] when several rules want the same entry. */
+/** Contribution records: ruleRef * COUNT_SPAN + count for one contributing rule (the usual case,
+ *  kept a small integer), or flat [ruleRef, count, ruleRef, count, ...] otherwise. */
 type Contributions = number | number[];
-const COUNT_SPAN = 2 ** 21;
+const COUNT_SPAN = 1024;
+const MAX_PACKED_RULE_REF = 1 << 19;
 const LOCAL_FLAG = 1 << 24;
 
-/** A numeric key (exact in a double) for the usual entries; a string for anything else. */
-function entryKey(direction: number, identity: number, proto: number, lo: number, hi: number): number | string {
+const packed = (ruleRef: number, count: number): Contributions =>
+  ruleRef < MAX_PACKED_RULE_REF && count < COUNT_SPAN ? ruleRef * COUNT_SPAN + count : [ruleRef, count];
+
+/** Small numbers for the port ranges in use, so that entry keys stay small integers. */
+export class PortRangeIds {
+  private readonly ids = new Map<number, number>();
+  idOf(lo: number, hi: number): number {
+    const k = lo * 65536 + hi;
+    let id = this.ids.get(k);
+    if (id === undefined) this.ids.set(k, (id = this.ids.size));
+    return id;
+  }
+}
+
+const MAX_RANGE_IDS = 1024;
+
+/** A small-integer key for the usual entries (31-bit: identity code, direction, protocol, range id);
+ *  a string for anything else. */
+function entryKey(ranges: PortRangeIds, direction: number, identity: number, proto: number, lo: number, hi: number): number | string {
   const pc = proto === 0 ? 0 : proto === 6 ? 1 : proto === 17 ? 2 : proto === 132 ? 3 : -1;
   const local = identity - LOCAL_FLAG;
   const code = identity <= 0xffff ? identity : local > 0 && local <= 0xffff ? 0x10000 + local : -1;
-  if (pc < 0 || code < 0) return `${direction}:${identity}:${proto}:${lo}:${hi}`;
-  return ((code * 2 + direction) * 4 + pc) * 4294967296 + lo * 65536 + hi;
+  const range = ranges.idOf(lo, hi);
+  if (pc < 0 || code < 0 || range >= MAX_RANGE_IDS) return `${direction}:${identity}:${proto}:${lo}:${hi}`;
+  return ((code * 2 + direction) * 4 + pc) * MAX_RANGE_IDS + range;
 }
 
 export class EndpointState {
@@ -32,6 +51,7 @@ export class EndpointState {
     maxEntries: number,
     private readonly counters: EndpointCounters,
     private readonly touched: (ep: EndpointState) => void,
+    private readonly ranges: PortRangeIds,
   ) {
     this.map = new PolicyMap(maxEntries);
   }
@@ -42,15 +62,15 @@ export class EndpointState {
 
   /** Adds one contribution of `ruleRef` to the ALLOW entry (direction, identity, proto, [lo, hi]). */
   add(direction: number, identity: number, proto: number, lo: number, hi: number, ruleRef: number): void {
-    const key = entryKey(direction, identity, proto, lo, hi);
+    const key = entryKey(this.ranges, direction, identity, proto, lo, hi);
     const c = this.contributions.get(key);
     if (c === undefined) {
-      this.contributions.set(key, ruleRef * COUNT_SPAN + 1);
+      this.contributions.set(key, packed(ruleRef, 1));
       this.write(direction, identity, proto, lo, hi, ruleRef);
     } else if (typeof c === "number") {
       const ref = Math.floor(c / COUNT_SPAN);
-      if (ref === ruleRef) this.contributions.set(key, c + 1);
-      else this.contributions.set(key, [ref, c % COUNT_SPAN, ruleRef, 1]);
+      const count = c % COUNT_SPAN;
+      this.contributions.set(key, ref === ruleRef ? packed(ref, count + 1) : [ref, count, ruleRef, 1]);
     } else {
       for (let i = 0; i < c.length; i += 2) {
         if (c[i] === ruleRef) {
@@ -65,32 +85,29 @@ export class EndpointState {
   /** Removes one contribution; the entry leaves the map with its last contribution, and when the
    *  contributor whose ruleRef the map holds leaves, another contributor's ruleRef replaces it. */
   remove(direction: number, identity: number, proto: number, lo: number, hi: number, ruleRef: number): void {
-    const key = entryKey(direction, identity, proto, lo, hi);
+    const key = entryKey(this.ranges, direction, identity, proto, lo, hi);
     const c = this.contributions.get(key);
     if (c === undefined) return;
     if (typeof c === "number") {
       if (Math.floor(c / COUNT_SPAN) !== ruleRef) return;
-      if (c % COUNT_SPAN > 1) {
-        this.contributions.set(key, c - 1);
-        return;
-      }
-      this.contributions.delete(key);
-      this.touched(this);
-      if (this.map.delete(direction, identity, proto, lo, hi)) this.counters.deletes++;
+      if (c % COUNT_SPAN > 1) this.contributions.set(key, c - 1);
+      else this.drop(key, direction, identity, proto, lo, hi);
       return;
     }
     const i = c.findIndex((v, j) => j % 2 === 0 && v === ruleRef);
     if (i < 0 || --c[i + 1]! > 0) return;
     const installed = i === 0;
     c.splice(i, 2);
+    if (c.length === 0) return this.drop(key, direction, identity, proto, lo, hi);
     const next = c[0]!;
-    this.contributions.set(key, c.length === 2 ? next * COUNT_SPAN + c[1]! : c);
+    this.contributions.set(key, c.length === 2 ? packed(next, c[1]!) : c);
     if (installed) this.write(direction, identity, proto, lo, hi, next);
   }
 
-  /** Number of distinct map entries the compiler wants for this endpoint. */
-  get entryCount(): number {
-    return this.contributions.size;
+  private drop(key: number | string, direction: number, identity: number, proto: number, lo: number, hi: number): void {
+    this.contributions.delete(key);
+    this.touched(this);
+    if (this.map.delete(direction, identity, proto, lo, hi)) this.counters.deletes++;
   }
 
   private write(direction: number, identity: number, proto: number, lo: number, hi: number, ruleRef: number): void {

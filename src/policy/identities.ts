@@ -79,8 +79,6 @@ export class IdentityAllocator {
   private readonly byNamespace = new Map<string, Set<number>>();
   private nextUser = FIRST_USER_IDENTITY;
   private nextLocal = 1;
-  allocated = 0;
-  released = 0;
 
   /** Takes a reference on the identity of `info`, creating it when new. */
   acquire(info: IdentityInfo): { id: number; created: boolean } {
@@ -99,7 +97,6 @@ export class IdentityAllocator {
       if (!set) this.byNamespace.set(info.namespace, (set = new Set()));
       set.add(id);
     }
-    this.allocated++;
     return { id, created: true };
   }
 
@@ -115,7 +112,6 @@ export class IdentityAllocator {
       set.delete(id);
       if (set.size === 0) this.byNamespace.delete(slot.info.namespace);
     }
-    this.released++;
     return true;
   }
 
@@ -130,10 +126,6 @@ export class IdentityAllocator {
 
   key(id: number): string | undefined {
     return this.byId.get(id)?.key;
-  }
-
-  has(id: number): boolean {
-    return this.byId.has(id);
   }
 
   /** Every live identity number. */

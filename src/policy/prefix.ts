@@ -75,10 +75,6 @@ export class PrefixSet {
     return null;
   }
 
-  get size(): number {
-    return this.counts.size;
-  }
-
   *[Symbol.iterator](): IterableIterator<Prefix> {
     for (const k of this.counts.keys()) yield prefixFromKey(k);
   }

@@ -78,7 +78,6 @@ export class SelectorCache {
   private readonly byNamespace = new Map<string, Set<PeerSelector>>();
   /** Selectors that may match identities of any namespace or kind. */
   private readonly global = new Set<PeerSelector>();
-  evaluations = 0;
 
   constructor(private readonly identities: IdentityAllocator) {}
 
@@ -142,18 +141,12 @@ export class SelectorCache {
     for (const sel of this.global) visit(sel);
   }
 
-  get size(): number {
-    return this.selectors.size;
-  }
-
   private consider(sel: PeerSelector, id: number): void {
     const info = this.identities.info(id);
-    this.evaluations++;
     if (info && matcherSelects(sel.matcher, info)) sel.ids.add(id);
   }
 
   private addIfMatch(sel: PeerSelector, id: number, info: IdentityInfo): void {
-    this.evaluations++;
     if (!matcherSelects(sel.matcher, info)) return;
     sel.ids.add(id);
     for (const u of sel.users) u.identityAdded(sel, id);

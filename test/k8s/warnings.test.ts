@@ -17,7 +17,7 @@ test("an unknown field is a warning at its key, and is dropped as the API server
     `${F}:${at(text, "imagePullPolcy")}: Pod default/p: spec.containers[0].imagePullPolcy: unknown field "imagePullPolcy" (ignored, as the API server does)`,
   ]);
   assert.equal(r.objects.length, 1);
-  const c = (r.objects[0]!.object as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0]!;
+  const c = (r.objects[0]!.object as unknown as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0]!;
   assert.equal("imagePullPolcy" in c, false);
 });
 
@@ -49,7 +49,7 @@ test("a valid field cnisim does not model is a warning and is dropped", () => {
   assert.deepEqual(fmt(r.warnings), [
     `${F}:${at(text, "[{name: wait")}: Pod default/p: spec.schedulingGates: not supported by cnisim: scheduling gates are not modelled: the pod is scheduled as if it had none; ignored`,
   ]);
-  assert.equal((r.objects[0]!.object as { spec: Record<string, unknown> }).spec["schedulingGates"], undefined);
+  assert.equal((r.objects[0]!.object as unknown as { spec: Record<string, unknown> }).spec["schedulingGates"], undefined);
 });
 
 test("a namespace on a cluster-scoped object is ignored with a warning", () => {

@@ -1,6 +1,6 @@
 // Where the pcap and CLI tests find their inputs: the shared external captures beside the repository
 // (../shared, so that a CI clone with ../shared next to it works) and the project's own pcaps/.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -14,7 +14,9 @@ export function projectCapture(name: string): string {
   return path.resolve(process.cwd(), "pcaps", name);
 }
 
-/** A fresh temporary directory for files a test writes. */
+/** A fresh temporary directory for files a test writes, removed when the test process exits. */
 export function scratchDir(): string {
-  return mkdtempSync(path.join(tmpdir(), "cnisim-pcap-test-"));
+  const dir = mkdtempSync(path.join(tmpdir(), "cnisim-pcap-test-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

@@ -2,7 +2,7 @@
 // rewriting a tcpdump file with its own parameters reproduces it byte for byte; tshark reads our files
 // with the same decode as the originals; writers cut at the snaplen, respect backpressure, reject bad input.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { test } from "node:test";
@@ -122,7 +122,6 @@ test("writers respect backpressure: write() returns false on a full stream and d
   await writer.close();
   assert.ok(refusals >= 10, `write() returned false ${refusals} times`);
   const file = path.join(dir, "slow.pcapng");
-  const { writeFileSync } = await import("node:fs");
   writeFileSync(file, Buffer.concat(chunks));
   const { records } = await readAll(file);
   assert.equal(records.length, 50);

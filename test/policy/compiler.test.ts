@@ -101,7 +101,9 @@ describe("incremental updates stay local", () => {
     c.resetCounters();
     unwrap(w.setPodLabels("b/other", { app: "other2" }));
     assert.deepEqual([...c.counters.touchedEndpoints], []);
-    assert.ok(c.counters.ipcacheWrites > 0, "its new identity reaches every ipcache");
+    assert.equal(c.counters.identitiesCreated, 1);
+    assert.equal(c.counters.identitiesFreed, 1);
+    assert.equal(c.counters.ipcacheWrites, 2, "its new identity reaches both nodes' ipcaches");
   });
 
   it("a pod becoming a client touches exactly the endpoints whose policy selects clients", () => {

@@ -33,7 +33,7 @@ function assertAgree(world: PolicyWorld, compilers: readonly PolicyCompiler[], o
 
 describe("compiled maps agree with the reference evaluator on generated clusters", () => {
   for (const personality of PERSONALITIES) {
-    it(`1000 clusters x 25 connections [${personality}]`, () => {
+    it(`600 clusters x 25 connections [${personality}]`, () => {
       const options = policyOptionsFor(personality);
       const scenario = clusterArb.chain((c) => fc.tuple(fc.constant(c), fc.array(connectionArb(c), { minLength: 25, maxLength: 25 })));
       fc.assert(
@@ -42,7 +42,7 @@ describe("compiled maps agree with the reference evaluator on generated clusters
           const full = new PolicyCompiler(world, options);
           for (const q of conns) assertAgree(world, [compiler, full], options, q);
         }),
-        { seed: SEED, numRuns: 1000 },
+        { seed: SEED, numRuns: 600 },
       );
     });
   }
@@ -50,7 +50,7 @@ describe("compiled maps agree with the reference evaluator on generated clusters
 
 describe("incremental compile equals full recompile after random changes", () => {
   for (const personality of PERSONALITIES) {
-    it(`400 change sequences [${personality}]`, () => {
+    it(`300 change sequences [${personality}]`, () => {
       const options = policyOptionsFor(personality);
       const scenario = clusterArb.chain((c) =>
         fc.tuple(fc.constant(c), fc.array(changeArb, { minLength: 1, maxLength: 12 }), fc.array(connectionArb(c), { minLength: 10, maxLength: 10 })),
@@ -66,7 +66,7 @@ describe("incremental compile equals full recompile after random changes", () =>
             if ("ip" in q.src && "ip" in q.dst) assertAgree(world, [compiler], options, q);
           }
         }),
-        { seed: SEED + 1, numRuns: 400 },
+        { seed: SEED + 1, numRuns: 300 },
       );
     });
   }

@@ -8,11 +8,7 @@ export interface CheckContext {
   hasErrorsUnder(path: string): boolean;
 }
 
-export const p = {
-  field: (parent: string, name: string): string => (parent === "" ? name : `${parent}.${name}`),
-  index: (parent: string, i: number): string => `${parent}[${i}]`,
-  key: (parent: string, key: string): string => `${parent}[${key}]`,
-};
+export { p } from "../paths.js";
 
 export function checkDuplicates<T>(
   items: readonly T[] | undefined,

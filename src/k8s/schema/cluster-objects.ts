@@ -1,5 +1,4 @@
 // Shapes of Namespace, Node (core/v1), PodDisruptionBudget (policy/v1) and Event (core/v1).
-import { isIp } from "../addresses.js";
 import { checkLabelValue, checkQualifiedName } from "../names.js";
 import { labelSelector, objectMeta, objectReference, stringList, typeMeta } from "./meta.js";
 import { TAINT_EFFECTS } from "./pod.js";
@@ -85,5 +84,3 @@ export const eventShape = obj(
   },
   ["involvedObject"],
 );
-
-export const ipAddress = str((v) => (isIp(v) ? null : `invalid value ${JSON.stringify(v)}: must be a valid IP address, (e.g. 10.9.8.7)`));

@@ -1,6 +1,6 @@
 // Shapes shared by every kind: ObjectMeta, label maps, label selectors, object references.
 import { checkLabelValue, checkQualifiedName } from "../names.js";
-import { bool, int, list, map, obj, oneOf, opaque, opaqueList, str, type Shape } from "./shape.js";
+import { bool, int, list, map, obj, oneOf, opaqueList, str, type Shape } from "./shape.js";
 
 /** apiVersion and kind, present in every object. */
 export const typeMeta = { apiVersion: str(), kind: str() };
@@ -58,6 +58,3 @@ export const objectReference = obj({
   resourceVersion: str(),
   fieldPath: str(),
 });
-
-/** Status blocks cnisim computes itself are accepted and not inspected. */
-export const anyStatus: Shape = opaque;

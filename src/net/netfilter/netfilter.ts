@@ -28,7 +28,7 @@ import { M, TargetKind, type NfRule } from "./table/rule.js";
 import { formatTableSave } from "./table/format.js";
 import { ProgramVerdict, type ProgramDrop } from "./table/spec.js";
 import { NfTable, type NfChain } from "./table/table.js";
-import { CONTINUE, RETURN, Traversal } from "./table/traverse.js";
+import { CONTINUE, RETURN, Traversal, type TargetExecutor } from "./table/traverse.js";
 
 /** "auto": conntrack runs once some rule needs it (NAT, ctstate, NOTRACK) or the nat table is used, as the kernel registers it per namespace on demand. */
 export type ConntrackMode = "auto" | "on" | "off";
@@ -38,12 +38,17 @@ export interface NetfilterOptions {
   readonly conntrackMode?: ConntrackMode;
 }
 
+const MANGLE_FILTER: readonly NfTableName[] = ["mangle", "filter"];
+const MANGLE_ONLY: readonly NfTableName[] = ["mangle"];
+
 /** Entry indexes in skb.ctEntry are tagged with the owning namespace: tag * 2^24 + index. */
 const TAG_UNIT = 1 << 24;
 const worldTags = new WeakMap<NetWorld, number>();
 
 /** Per-call state; one per nesting depth (REJECT replies and PROGRAMs may re-enter run()). */
 class Frame {
+  /** Runs a non-standard target for this frame's packet (bound once, no allocation per packet). */
+  exec: TargetExecutor = () => CONTINUE;
   readonly h = new ParsedHeaders();
   readonly ctx = new MatchContext();
   readonly trav = new Traversal();
@@ -108,9 +113,10 @@ export class Netfilter {
 
   /** True when conntrack runs in this namespace (see ConntrackMode). */
   get tracking(): boolean {
-    this.refreshRuleFacts();
-    if (this.conntrackMode === "auto") return this.needsCt;
-    return this.conntrackMode === "on";
+    const t = this.tables;
+    if (t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation !== this.ruleGeneration) this.refreshRuleFacts();
+    const mode = this.conntrackMode;
+    return mode === "auto" ? this.needsCt : mode === "on";
   }
 
   /** Conntrack entry index of a packet (from skb.ctEntry) when it belongs to this namespace and is live, else -1. */
@@ -140,7 +146,7 @@ export class Netfilter {
   run(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null): number {
     const tracking = this.tracking;
     if (!tracking && !this.anyRules) return NfVerdict.ACCEPT;
-    const f = this.frames[this.depth] ?? (this.frames[this.depth] = new Frame());
+    const f = this.frames[this.depth] ?? this.newFrame();
     this.depth++;
     try {
       f.skb = skb;
@@ -159,11 +165,11 @@ export class Netfilter {
         case NfHook.OUTPUT:
           return this.runEntryHook(f, tracking);
         case NfHook.INPUT:
-          return this.runSteps(f, ["mangle", "filter"], true, true);
+          return this.runSteps(f, MANGLE_FILTER, true, true);
         case NfHook.FORWARD:
-          return this.runSteps(f, ["mangle", "filter"], false, false);
+          return this.runSteps(f, MANGLE_FILTER, false, false);
         case NfHook.POSTROUTING:
-          return this.runSteps(f, ["mangle"], true, true);
+          return this.runSteps(f, MANGLE_ONLY, true, true);
         default:
           return NfVerdict.ACCEPT;
       }
@@ -171,6 +177,13 @@ export class Netfilter {
       this.depth--;
       f.skb = null;
     }
+  }
+
+  private newFrame(): Frame {
+    const f = new Frame();
+    f.exec = (rule, chain, position) => this.exec(f, rule, chain, position);
+    this.frames[this.depth] = f;
+    return f;
   }
 
   /** iptables-save style dump of all tables (rules with [packets:bytes] counters). */
@@ -255,9 +268,16 @@ export class Netfilter {
 
   private runTable(f: Frame, name: NfTableName): number {
     const table = this.tables[name];
-    if (table.hooks[f.hook] === null) return NfVerdict.ACCEPT;
+    const chain = table.hooks[f.hook] ?? null;
+    if (chain === null) return NfVerdict.ACCEPT;
+    if (chain.rules.length === 0 && chain.policy === "ACCEPT") {
+      // An empty built-in chain: only its policy counters move.
+      chain.policyPackets++;
+      chain.policyBytes += f.ctx.length;
+      return NfVerdict.ACCEPT;
+    }
     f.table = table;
-    const v = f.trav.run(table, f.hook, f.ctx, this.env, (rule, chain, position) => this.exec(f, rule, chain, position));
+    const v = f.trav.run(table, f.hook, f.ctx, this.env, f.exec);
     return this.finish(f, v);
   }
 
@@ -531,9 +551,7 @@ export class Netfilter {
 
   private refreshRuleFacts(): void {
     const t = this.tables;
-    const gen = t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation;
-    if (gen === this.ruleGeneration) return;
-    this.ruleGeneration = gen;
+    this.ruleGeneration = t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation;
     let needs = t.nat.inUse;
     let any = false;
     for (const table of [t.raw, t.mangle, t.nat, t.filter]) {

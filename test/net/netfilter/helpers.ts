@@ -64,6 +64,13 @@ export class TestHost implements NetfilterHost {
     return this.devs.some((d) => d.addr !== 0 && d.addr === addr);
   }
 
+  /** inet_select_addr-like: dev's address, else the address of the device routing to dst. */
+  selectSourceAddress(dst: number, dev: NetDevice | null): number {
+    if (dev !== null) return this.primaryAddress(dev);
+    const out = this.route(dst);
+    return out === null ? 0 : this.primaryAddress(out);
+  }
+
   /** The device whose subnet holds dst (a connected-routes-only routing table). */
   route(dst: number): NetDevice | null {
     return this.devs.find((d) => d.addr !== 0 && ipv4InPrefix(dst, d.addr, d.prefix))?.dev ?? null;

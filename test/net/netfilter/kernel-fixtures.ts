@@ -98,3 +98,87 @@ export const DNAT_RANGE_CHOICES: readonly { readonly vip: string; readonly backe
   { vip: "10.99.3.24", backend: "10.99.2.8" },
   { vip: "10.99.3.25", backend: "10.99.2.7" },
 ];
+
+// TCP state machine, recorded on the same router (no NAT; client and server INPUT dropped so only
+// these hand-made segments flow, sent with raw sockets, SYN and SYN/ACK carrying MSS 1460). After
+// each segment: the ctstate the router's FORWARD rules saw and its `conntrack -L` entry (timeout as
+// listed, i.e. up to 1 s below the value set; null = no entry).
+export interface TcpScenarioStep {
+  readonly from: "client" | "server";
+  readonly flags: number;
+  readonly seq: number;
+  readonly ack: number;
+  readonly payload: number;
+  readonly ctstate: string;
+  readonly entry: { readonly timeout: number; readonly state: string; readonly unreplied: boolean; readonly assured: boolean } | null;
+}
+export const TCP_SCENARIOS: { readonly [name: string]: { readonly sport: number; readonly steps: readonly TcpScenarioStep[] } } = {
+  rst_established: {
+    sport: 41001,
+    steps: [
+      { from: "client", flags: 2, seq: 100, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+      { from: "server", flags: 18, seq: 5000, ack: 101, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 59, state: "SYN_RECV", unreplied: false, assured: false } },
+      { from: "client", flags: 16, seq: 101, ack: 5001, payload: 0, ctstate: "ESTABLISHED", entry: { timeout: 431999, state: "ESTABLISHED", unreplied: false, assured: true } },
+      { from: "client", flags: 24, seq: 101, ack: 5001, payload: 5, ctstate: "ESTABLISHED", entry: { timeout: 299, state: "ESTABLISHED", unreplied: false, assured: true } },
+      { from: "server", flags: 16, seq: 5001, ack: 106, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 431999, state: "ESTABLISHED", unreplied: false, assured: true } },
+      { from: "server", flags: 20, seq: 5001, ack: 106, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 9, state: "CLOSE", unreplied: false, assured: true } },
+    ],
+  },
+  pickup: {
+    sport: 41002,
+    steps: [
+      { from: "client", flags: 16, seq: 100, ack: 5000, payload: 0, ctstate: "NEW", entry: { timeout: 299, state: "ESTABLISHED", unreplied: true, assured: false } },
+      { from: "server", flags: 16, seq: 5000, ack: 100, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 299, state: "ESTABLISHED", unreplied: false, assured: false } },
+      { from: "client", flags: 24, seq: 100, ack: 5000, payload: 3, ctstate: "ESTABLISHED", entry: { timeout: 299, state: "ESTABLISHED", unreplied: false, assured: true } },
+    ],
+  },
+  fin_no_ct: {
+    sport: 41003,
+    steps: [
+      { from: "client", flags: 17, seq: 100, ack: 5000, payload: 0, ctstate: "INVALID", entry: null },
+    ],
+  },
+  out_of_window: {
+    sport: 41004,
+    steps: [
+      { from: "client", flags: 2, seq: 100, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+      { from: "server", flags: 18, seq: 5000, ack: 101, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 59, state: "SYN_RECV", unreplied: false, assured: false } },
+      { from: "client", flags: 16, seq: 101, ack: 5001, payload: 0, ctstate: "ESTABLISHED", entry: { timeout: 431999, state: "ESTABLISHED", unreplied: false, assured: true } },
+      { from: "client", flags: 24, seq: 10000101, ack: 5001, payload: 1, ctstate: "INVALID", entry: { timeout: 431999, state: "ESTABLISHED", unreplied: false, assured: true } },
+      { from: "client", flags: 24, seq: 101, ack: 5001, payload: 1, ctstate: "ESTABLISHED", entry: { timeout: 299, state: "ESTABLISHED", unreplied: false, assured: true } },
+    ],
+  },
+  close_reopen: {
+    sport: 41005,
+    steps: [
+      { from: "client", flags: 2, seq: 100, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+      { from: "server", flags: 18, seq: 5000, ack: 101, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 59, state: "SYN_RECV", unreplied: false, assured: false } },
+      { from: "client", flags: 16, seq: 101, ack: 5001, payload: 0, ctstate: "ESTABLISHED", entry: { timeout: 431999, state: "ESTABLISHED", unreplied: false, assured: true } },
+      { from: "client", flags: 17, seq: 101, ack: 5001, payload: 0, ctstate: "ESTABLISHED", entry: { timeout: 119, state: "FIN_WAIT", unreplied: false, assured: true } },
+      { from: "server", flags: 16, seq: 5001, ack: 102, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 59, state: "CLOSE_WAIT", unreplied: false, assured: true } },
+      { from: "server", flags: 17, seq: 5001, ack: 102, payload: 0, ctstate: "ESTABLISHED/REPLY", entry: { timeout: 29, state: "LAST_ACK", unreplied: false, assured: true } },
+      { from: "client", flags: 16, seq: 102, ack: 5002, payload: 0, ctstate: "ESTABLISHED", entry: { timeout: 119, state: "TIME_WAIT", unreplied: false, assured: true } },
+      { from: "client", flags: 2, seq: 900000, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+    ],
+  },
+  syn_retrans: {
+    sport: 41006,
+    steps: [
+      { from: "client", flags: 2, seq: 100, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+      { from: "client", flags: 2, seq: 100, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+    ],
+  },
+  client_rst_after_syn: {
+    sport: 41007,
+    steps: [
+      { from: "client", flags: 2, seq: 100, ack: 0, payload: 0, ctstate: "NEW", entry: { timeout: 119, state: "SYN_SENT", unreplied: true, assured: false } },
+      { from: "client", flags: 4, seq: 101, ack: 0, payload: 0, ctstate: "NEW", entry: null },
+    ],
+  },
+  synack_no_ct: {
+    sport: 41008,
+    steps: [
+      { from: "server", flags: 18, seq: 5000, ack: 101, payload: 0, ctstate: "INVALID", entry: null },
+    ],
+  },
+};

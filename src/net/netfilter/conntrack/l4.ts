@@ -54,6 +54,19 @@ export function icmpPacket(ct: Conntrack, i: number): number {
   return CtVerdict.ACCEPT;
 }
 
+/** GRE (nf_conntrack_proto_gre.c): 30 s until replied, then 180 s and ASSURED. Keys stay 0 (no PPTP helper). */
+export function grePacket(ct: Conntrack, i: number): number {
+  const t = ct.table;
+  const status = t.status(i);
+  if (status & Ips.SEEN_REPLY) {
+    ct.refresh(i, ct.config.timeouts.greStream);
+    if (!(status & Ips.NAT_CLASH)) t.setStatus(i, Ips.ASSURED);
+  } else {
+    ct.refresh(i, ct.config.timeouts.gre);
+  }
+  return CtVerdict.ACCEPT;
+}
+
 export function genericPacket(ct: Conntrack, i: number): number {
   ct.refresh(i, ct.config.timeouts.generic);
   return CtVerdict.ACCEPT;

@@ -37,6 +37,7 @@ export interface CtEntryInfo {
   readonly mark: number;
 }
 
+/** conntrack-tools' names; protocols without their own tracker print as "unknown". */
 const PROTO_NAMES: { readonly [proto: number]: string } = { 1: "icmp", 6: "tcp", 17: "udp", 132: "sctp", 136: "udplite", 47: "gre", 33: "dccp" };
 
 export function protoName(proto: number): string {
@@ -87,6 +88,7 @@ function formatTuple(proto: number, t: CtTupleInfo): string {
   if (proto === 6 || proto === 17 || proto === 132 || proto === 136 || proto === 33) {
     return `${base} sport=${t.sport} dport=${t.dport}`;
   }
+  if (proto === 47) return `${base} srckey=0x0 dstkey=0x0`;
   return base;
 }
 

@@ -11,7 +11,9 @@ import { CtState } from "../ct-state.js";
 import { IPPROTO_ICMP, IPPROTO_SCTP, IPPROTO_TCP, IPPROTO_UDP, invertPorts, packPorts, type Conntrack } from "./conntrack.js";
 import { Ips } from "./table.js";
 import { CtVerdict, tcpPacket } from "./tcp.js";
-import { genericPacket, icmpIsError, icmpPacket, NR_ICMP_TYPES, udpPacket } from "./l4.js";
+import { genericPacket, grePacket, icmpIsError, icmpPacket, NR_ICMP_TYPES, udpPacket } from "./l4.js";
+
+const IPPROTO_GRE = 47;
 
 /** Outcome of conntrackIn besides the ct fields on the packet. */
 export const CtInResult = { ACCEPT: 1, TABLE_FULL: 0 } as const;
@@ -141,6 +143,7 @@ export function conntrackIn(
     if (proto === IPPROTO_TCP) verdict = tcpPacket(ct, i, reply ? 1 : 0, bytes, h, prerouting);
     else if (proto === IPPROTO_UDP) verdict = udpPacket(ct, i, bytes, h, prerouting);
     else if (proto === IPPROTO_ICMP) verdict = icmpPacket(ct, i);
+    else if (proto === IPPROTO_GRE) verdict = grePacket(ct, i);
     else verdict = genericPacket(ct, i);
 
     if (verdict === CtVerdict.REPEAT) continue;

@@ -20,6 +20,9 @@ export interface CtTimeouts {
   /** nf_conntrack_udp_timeout_stream */
   readonly udpStream: number;
   readonly icmp: number;
+  /** nf_conntrack_gre_timeout / nf_conntrack_gre_timeout_stream */
+  readonly gre: number;
+  readonly greStream: number;
   readonly generic: number;
 }
 
@@ -38,6 +41,8 @@ export const DEFAULT_CT_TIMEOUTS: CtTimeouts = {
   udp: 30,
   udpStream: 120,
   icmp: 30,
+  gre: 30,
+  greStream: 180,
   generic: 600,
 };
 
