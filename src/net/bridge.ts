@@ -248,7 +248,8 @@ export class BridgeDevice extends NetDevice implements MasterPort {
       this.passUp(skb);
       return;
     }
-    const localRcv = this.promisc || pktType !== PktType.UNICAST;
+    // A switch without a namespace has no CPU port: nothing is passed up.
+    const localRcv = this.stack !== null && (this.promisc || pktType !== PktType.UNICAST);
     if (slot >= 0) {
       this.fdb.touch(slot, now);
       const to = this.portTable[this.fdb.portAt(slot)] ?? null;

@@ -30,10 +30,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   kubeproxy: [...CONTROL_PLANE, "net"],
   cni: [...CONTROL_PLANE, "net", "policy", "kubeproxy"],
   scheduler: ["util", "k8s"],
+  controllers: ["util", "k8s", "scheduler"],
   metrics: ["util", "k8s", "trace", "net", "datapath", "engine"],
-  cluster: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "metrics", "pcap"],
-  api: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "metrics", "cluster", "pcap"],
-  cli: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "metrics", "cluster", "pcap", "api"],
+  cluster: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "pcap"],
+  lab: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "pcap"],
+  api: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "lab", "pcap"],
+  cli: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "lab", "pcap", "api"],
 };
 /** Files allowed to cross a rule, each with the reason. */
 const EXCEPTIONS: Record<string, { layers: readonly string[]; why: string }> = {
