@@ -160,48 +160,63 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 const rate = (perSecond: number) => (perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)} M` : `${(perSecond / 1e3).toFixed(2)} k`);
 
 // ---- 1. verdict rate vs number of policies
+// All four set-ups are built first and measured in the same rounds (best of ROUNDS), so a shared,
+// noisy CPU affects every row alike and the ratios between rows stay meaningful.
 
-const verdictRows = [];
-let hot10 = 0;
-let cold10 = 0;
-for (const policies of [10, 100, 1_000, 10_000]) {
-  collectGarbage?.();
+const POLICY_COUNTS = [10, 100, 1_000, 10_000] as const;
+const ROUNDS = 3;
+type Setup = { policies: number; world: PolicyWorld; compiler: PolicyCompiler; hot: Packets; cold: Packets };
+const setups: Setup[] = POLICY_COUNTS.map((policies) => {
   const world = buildWorld(2_000, 20);
   addPolicies(world, policies, 7);
   const compiler = new PolicyCompiler(world, OPTIONS);
-  const hot = makePackets(world, compiler, 64, 11);
-  const cold = makePackets(world, compiler, 2_000, 11);
-  // The reference walks every policy per verdict: fewer verdicts per iteration as policies grow.
-  const refBatch = Math.max(1, Math.floor(2_000 / policies));
-  let refOffset = 0;
-  const bench = new Bench({ time: 400, warmupTime: 100, iterations: 8, warmupIterations: 2 });
-  bench.add("hot", () => compiledVerdicts(hot));
-  bench.add("cold", () => compiledVerdicts(cold));
-  bench.add("reference", () => {
-    referenceVerdicts(world, cold, refBatch, refOffset);
-    refOffset += refBatch;
-  });
+  return { policies, world, compiler, hot: makePackets(world, compiler, 64, 11), cold: makePackets(world, compiler, 2_000, 11) };
+});
+const best = new Map<string, number>();
+for (let round = 0; round < ROUNDS; round++) {
+  collectGarbage?.();
+  const bench = new Bench({ time: 200, warmupTime: round === 0 ? 100 : 0 });
+  for (const s of setups) {
+    bench.add(`hot ${s.policies}`, () => compiledVerdicts(s.hot));
+    bench.add(`cold ${s.policies}`, () => compiledVerdicts(s.cold));
+  }
   await bench.run();
-  const hotRate = (PACKETS * 1000) / periodOf(bench, "hot");
-  const coldRate = (PACKETS * 1000) / periodOf(bench, "cold");
-  const refRate = (refBatch * 1000) / periodOf(bench, "reference");
-  if (policies === 10) [hot10, cold10] = [hotRate, coldRate];
-  const probeSum = (p: Packets) => [...new Set(p.maps)].reduce((s, m) => s + m.probes, 0);
-  const probes0 = probeSum(hot);
-  compiledVerdicts(hot);
-  verdictRows.push({
-    policies,
-    "entries/endpoint": (cold.maps.reduce((s, m) => s + m.size, 0) / PACKETS).toFixed(0),
-    "probes/lookup": ((probeSum(hot) - probes0) / PACKETS).toFixed(2),
-    "hot verdicts/s": rate(hotRate),
-    "cold verdicts/s": rate(coldRate),
-    "reference/s": rate(refRate),
-    "cold / reference": `${(coldRate / refRate).toFixed(0)}x`,
-    "cost vs 10 (hot, cold)": `${(hot10 / hotRate).toFixed(2)}x, ${(cold10 / coldRate).toFixed(2)}x`,
-  });
-  compiler.dispose();
+  for (const t of bench.tasks) best.set(t.name, Math.max(best.get(t.name) ?? 0, (PACKETS * 1000) / periodOf(bench, t.name)));
 }
-console.log("policy verdicts = ipcache LPM lookup + policy map lookup; 2,000 pods on 20 nodes");
+// The reference walks every policy per verdict: fewer verdicts per iteration as policies grow.
+const reference = new Bench({ time: 300, warmupTime: 50, iterations: 4, warmupIterations: 1 });
+for (const s of setups) {
+  const batch = Math.max(1, Math.floor(2_000 / s.policies));
+  let offset = 0;
+  reference.add(`reference ${s.policies}`, () => {
+    referenceVerdicts(s.world, s.cold, batch, offset);
+    offset += batch;
+  });
+}
+await reference.run();
+
+const verdictRows = setups.map((s) => {
+  const hot = best.get(`hot ${s.policies}`)!;
+  const cold = best.get(`cold ${s.policies}`)!;
+  const batch = Math.max(1, Math.floor(2_000 / s.policies));
+  const ref = (batch * 1000) / periodOf(reference, `reference ${s.policies}`);
+  const probeSum = () => [...new Set(s.hot.maps)].reduce((sum, m) => sum + m.probes, 0);
+  const probes0 = probeSum();
+  compiledVerdicts(s.hot);
+  return {
+    policies: s.policies,
+    "entries/endpoint": (s.cold.maps.reduce((sum, m) => sum + m.size, 0) / PACKETS).toFixed(0),
+    "probes/lookup": ((probeSum() - probes0) / PACKETS).toFixed(2),
+    "hot verdicts/s": rate(hot),
+    "cold verdicts/s": rate(cold),
+    "reference/s": rate(ref),
+    "cold / reference": `${(cold / ref).toFixed(0)}x`,
+    "cost vs 10 (hot, cold)": `${(best.get("hot 10")! / hot).toFixed(2)}x, ${(best.get("cold 10")! / cold).toFixed(2)}x`,
+  };
+});
+for (const s of setups) s.compiler.dispose();
+setups.length = 0;
+console.log("policy verdicts = ipcache LPM lookup + policy map lookup; 2,000 pods on 20 nodes; best of 3 rounds");
 console.log("hot: packets for 64 endpoints (maps stay in CPU caches); cold: packets for all 2,000 endpoints");
 console.log("targets: cost at 10,000 policies within 1.5x of 10; >= 100x the reference at 1,000; >= 10 M verdicts/s");
 console.table(verdictRows);
@@ -211,30 +226,42 @@ console.table(verdictRows);
 collectGarbage?.();
 const bigWorld = buildWorld(10_000, 100);
 addPolicies(bigWorld, 1_000, 13);
-const cpu0 = process.cpuUsage();
-const t0 = performance.now();
-const big = new PolicyCompiler(bigWorld, OPTIONS);
-const compileMs = performance.now() - t0;
-const compileCpuMs = cpuMs(cpu0);
+/**
+ * One full compile, then the baseline: writing the compiled result (every policy map entry, every
+ * node's pod addresses) into fresh maps, i.e. the part of a compile spent inside the datapath maps.
+ */
+function compileRound(previous: PolicyCompiler | null): { compiler: PolicyCompiler; ms: number; cpu: number; baselineMs: number } {
+  previous?.dispose();
+  collectGarbage?.();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const compiler = new PolicyCompiler(bigWorld, OPTIONS);
+  const ms = performance.now() - t0;
+  const cpu = cpuMs(cpu0);
+  const dumps = [...bigWorld.allPods()].map((p) => compiler.endpoint(p.key)!.map.dump());
+  const addresses = [...bigWorld.allPods()].map((p) => p.ip);
+  collectGarbage?.();
+  const f0 = performance.now();
+  for (const d of dumps) {
+    const m = new PolicyMap(16_384);
+    for (const e of d) m.upsert(e.direction, e.identity, e.proto, e.portLo, e.portHi, e.verdict, e.ruleRef);
+  }
+  for (let n = 0; n < compiler.nodeNames().length; n++) {
+    const ipcache = new IpCache(1 << 20);
+    for (const a of addresses) ipcache.upsertV4(a, 32, 256, 0, 0);
+  }
+  return { compiler, ms, cpu, baselineMs: performance.now() - f0 };
+}
+// Best of two rounds, compile and baseline alternating: the CPU is shared and noisy.
+const round1 = compileRound(null);
+const round2 = compileRound(round1.compiler);
+const big = round2.compiler;
+const compileMs = Math.min(round1.ms, round2.ms);
+const compileCpuMs = Math.min(round1.cpu, round2.cpu);
+const floorMs = Math.min(round1.baselineMs, round2.baselineMs);
 const ipcacheWrites = big.counters.ipcacheWrites;
 let totalEntries = 0;
 for (const pod of bigWorld.allPods()) totalEntries += big.endpoint(pod.key)!.map.size;
-
-// Baseline in the same run: writing the compiled result (every policy map entry, every node's pod
-// and node addresses) into fresh maps, i.e. the part of the compile spent inside the datapath maps.
-const dumps = [...bigWorld.allPods()].map((p) => big.endpoint(p.key)!.map.dump());
-const addresses = [...bigWorld.allPods()].map((p) => p.ip);
-collectGarbage?.();
-const f0 = performance.now();
-for (const d of dumps) {
-  const m = new PolicyMap(16_384);
-  for (const e of d) m.upsert(e.direction, e.identity, e.proto, e.portLo, e.portHi, e.verdict, e.ruleRef);
-}
-for (const node of big.nodeNames()) {
-  const ipcache = new IpCache(1 << 20);
-  for (const a of addresses) ipcache.upsertV4(a, 32, 256, 0, 0);
-}
-const floorMs = performance.now() - f0;
 
 // Move a pod between two existing apps of its namespace (each selected by policies), so every
 // change moves it between identities, selectors and policy targets.
@@ -263,7 +290,7 @@ console.table([
     detail: `${(compileCpuMs / 1000).toFixed(2)} s CPU; ${totalEntries} policy map entries, ${big.identities.size} identities, ${ipcacheWrites} ipcache writes`,
   },
   {
-    measure: "same entries written into fresh maps (baseline)",
+    measure: "baseline: the same entries written into fresh maps",
     wall: `${(floorMs / 1000).toFixed(2)} s`,
     detail: `compile / baseline = ${(compileMs / floorMs).toFixed(2)}x (the rest is selector matching, rules and bookkeeping)`,
   },

@@ -149,10 +149,17 @@ export class DatapathCtx {
   hasPolicyRef = false;
   detail = "";
 
+  /** config.routerMac as its high 16 / low 32 bits. */
+  readonly routerMacHi: number;
+  readonly routerMacLo: number;
+
   constructor(
     readonly maps: DatapathMaps,
     readonly config: DatapathConfig,
-  ) {}
+  ) {
+    this.routerMacHi = Math.floor(config.routerMac / 0x100000000);
+    this.routerMacLo = config.routerMac >>> 0;
+  }
 
   /** Starts a run for one packet. */
   begin(skb: SkBuff, ifindex: number, l2: boolean, devMac: number, now: number, random: number): void {

@@ -66,6 +66,8 @@ export const DROP_REASONS = [
   { code: 1013, name: "LINK_LOSS", description: "Lost on a link by its configured random loss rate" },
   { code: 1014, name: "NO_STACK", description: "Device has no host stack or bridge to hand the frame to" },
   { code: 1015, name: "NO_REDIRECT_TARGET", description: "A program redirected to an interface index that does not exist" },
+  { code: 1016, name: "BRIDGE_FILTERED", description: "Bridge has no port to forward the frame to (destination behind the ingress port, or nothing to flood to)" },
+  { code: 1017, name: "VXLAN_FDB_STATIC", description: "VXLAN frame whose inner source MAC is pinned to another VTEP by a static FDB entry" },
 ] as const satisfies readonly CodeRow[];
 
 /** Codes taken out of use; never reuse them for another meaning. */

@@ -4,7 +4,7 @@
 import { Direction } from "../maps/policy.js";
 import type { DatapathCtx } from "../ctx.js";
 import { CtDir, CtStatus, ctCreate, ctLookup } from "./conntrack.js";
-import { decrementTtl, ensureEthernet, writeEthernet } from "./l3.js";
+import { decrementTtl, ensureEthernet, writeMacWords } from "./l3.js";
 import { lbRevNat } from "./lb.js";
 import { MARK_MAGIC_MASK, MARK_MAGIC_POLICY_DONE } from "./marks.js";
 import { policyCheck, policyNeeded } from "./policy.js";
@@ -35,7 +35,11 @@ export function deliverLocal(ctx: DatapathCtx, ep: number): number {
   const ttl = decrementTtl(ctx);
   if (ttl !== 0) return ttl;
   ensureEthernet(ctx);
-  writeEthernet(ctx, ctx.maps.endpoints.mac(ep), ctx.config.routerMac);
+  const eps = ctx.maps.endpoints;
+  const bytes = ctx.skb.data;
+  const at = ctx.skb.head;
+  writeMacWords(bytes, at, eps.macHi(ep), eps.macLo(ep));
+  writeMacWords(bytes, at + 6, ctx.routerMacHi, ctx.routerMacLo);
   ctx.skb.mark = (ctx.skb.mark & ~MARK_MAGIC_MASK) | MARK_MAGIC_POLICY_DONE;
   return 0;
 }

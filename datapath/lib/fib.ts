@@ -1,11 +1,11 @@
 // A small FIB for eBPF-mode forwarding (the answer bpf_fib_lookup gives Cilium/Calico): destination
 // prefix -> output interface and the MACs to write, filled by the control plane from the node's routes
 // and neighbours. Used to send encapsulated and NAT'ed packets straight out of the host netdev.
-import { writeMac } from "../../src/util/mac.js";
 import type { DatapathCtx } from "../ctx.js";
 import { MapError } from "../maps/errors.js";
 import { LpmTrieMap } from "../maps/lpm.js";
 import { DropReason } from "../reasons.js";
+import { writeMacWords } from "./l3.js";
 
 const IFINDEX = 0;
 const SMAC_HI = 1;
@@ -72,9 +72,10 @@ export function fibForward(ctx: DatapathCtx, dst: number): number {
   }
   const bytes = ctx.skb.data;
   const at = ctx.skb.head;
-  writeMac(bytes, at, fib.dstMac(slot));
-  writeMac(bytes, at + 6, fib.srcMac(slot));
-  ctx.fibIfindex = fib.ifindex(slot);
+  const v = fib.lpm.values;
+  writeMacWords(bytes, at, v[slot * VALUE_WORDS + DMAC_HI]!, v[slot * VALUE_WORDS + DMAC_LO]!);
+  writeMacWords(bytes, at + 6, v[slot * VALUE_WORDS + SMAC_HI]!, v[slot * VALUE_WORDS + SMAC_LO]!);
+  ctx.fibIfindex = v[slot * VALUE_WORDS + IFINDEX]!;
   return 0;
 }
 

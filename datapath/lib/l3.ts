@@ -110,6 +110,16 @@ export function writeEthernet(ctx: DatapathCtx, dst: number, src: number): void 
   writeMac(bytes, at + 6, src);
 }
 
+/** Writes a MAC given as its high 16 and low 32 bits (map value words): no 48-bit doubles on the hot path. */
+export function writeMacWords(bytes: Uint8Array, at: number, hi: number, lo: number): void {
+  bytes[at] = (hi >>> 8) & 255;
+  bytes[at + 1] = hi & 255;
+  bytes[at + 2] = lo >>> 24;
+  bytes[at + 3] = (lo >>> 16) & 255;
+  bytes[at + 4] = (lo >>> 8) & 255;
+  bytes[at + 5] = lo & 255;
+}
+
 /**
  * Gives a bare IP packet (from an L3 device such as tunl0) an Ethernet header so it can be redirected to
  * an L2 interface; parsed offsets move with it. No-op on L2 frames.

@@ -93,14 +93,20 @@ export function lbTranslate(ctx: DatapathCtx, svc: number): number {
   return 0;
 }
 
-/** Rewrites a reply's source back to the frontend of ctx.revNatIndex (lb4_rev_nat). Returns true when done. */
+/**
+ * Rewrites a reply's source back to the frontend of ctx.revNatIndex (lb4_rev_nat); a rev-NAT address of 0
+ * (NodePort on every node address) means the address the flow was sent to, from its conntrack entry.
+ * Returns true when done.
+ */
 export function lbRevNat(ctx: DatapathCtx): boolean {
   if (ctx.revNatIndex === 0 || (ctx.xlate & Xlate.REV_DNAT) !== 0) return false;
   const lb = ctx.maps.lb;
   const slot = lb.lookupRevNat(ctx.revNatIndex);
   if (slot < 0) return false;
-  const addr = lb.revNat.values[slot * 2 + RevNatValue.ADDR]!;
+  let addr = lb.revNat.values[slot * 2 + RevNatValue.ADDR]!;
   const port = lb.revNat.values[slot * 2 + RevNatValue.PORT]!;
+  // A NodePort frontend on every node address (vip 0): the reply comes from the address the client used.
+  if (addr === 0 && ctx.ctSlot >= 0) addr = ctx.maps.ct.values[ctx.ctSlot * CT_VALUE_WORDS + CtValue.ORIG_DADDR]!;
   rewriteSource(ctx, addr, hasPorts(ctx.proto) ? port : ctx.sport);
   ctx.xlate |= Xlate.REV_DNAT;
   return true;

@@ -80,6 +80,14 @@ export class EndpointMap {
     return this.table.values[slot * VALUE_WORDS + EndpointValue.IDENTITY]!;
   }
 
+  macHi(slot: number): number {
+    return this.table.values[slot * VALUE_WORDS + EndpointValue.MAC_HI]!;
+  }
+
+  macLo(slot: number): number {
+    return this.table.values[slot * VALUE_WORDS + EndpointValue.MAC_LO]!;
+  }
+
   mac(slot: number): number {
     const v = this.table.values;
     return v[slot * VALUE_WORDS + EndpointValue.MAC_HI]! * 0x100000000 + v[slot * VALUE_WORDS + EndpointValue.MAC_LO]!;

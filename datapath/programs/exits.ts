@@ -1,20 +1,18 @@
 // Program exits shared by lxc, host and overlay: deliver to a local endpoint, send to another node
 // (tunnel, or natively via the FIB when the source is a node address), hand to the host stack, and the
 // answer for a service without backends. Each emits the run's one trace or drop event.
-import { Verdict, type DatapathCtx } from "../ctx.js";
+import { Verdict, Xlate, type DatapathCtx } from "../ctx.js";
 import { TracePoint, DropReason } from "../reasons.js";
 import { EncapKind, isNodeIp } from "../lib/config.js";
 import { CtStatus } from "../lib/conntrack.js";
 import { deliverLocal } from "../lib/deliver.js";
 import { dropPacket } from "../lib/drop.js";
 import { routeOut, tunnelTo } from "../lib/forward.js";
-import { writeEthernet } from "../lib/l3.js";
 import { serviceFlags } from "../lib/lb.js";
 import { ServiceFlag } from "../maps/lb.js";
 import { rejectWithIcmp } from "../lib/reject.js";
 import { sendTrace } from "../lib/trace.js";
-import { Xlate } from "../ctx.js";
-import { readMac } from "../../src/util/mac.js";
+import { writeMac } from "../../src/util/mac.js";
 
 /** Local endpoint `ep`: ingress policy, then redirect into its interface (trace to-endpoint). */
 export function deliverTo(ctx: DatapathCtx, ep: number, site: string): Verdict {
@@ -54,7 +52,7 @@ export function viaTunnel(ctx: DatapathCtx, remote: number, site: string): Verdi
 /** Continue into the host stack (to-host for this node's addresses, to-stack otherwise). */
 export function toStack(ctx: DatapathCtx): Verdict {
   // A decapsulated frame carries the remote sender's inner MACs: address it to this interface for the stack.
-  if ((ctx.xlate & Xlate.DECAP) !== 0 && ctx.l2) writeEthernet(ctx, ctx.devMac, readMac(ctx.skb.data, ctx.skb.head + 6));
+  if ((ctx.xlate & Xlate.DECAP) !== 0 && ctx.l2) writeMac(ctx.skb.data, ctx.skb.head, ctx.devMac);
   sendTrace(ctx, isNodeIp(ctx.config, ctx.daddr) ? TracePoint.TO_HOST : TracePoint.TO_STACK);
   return ctx.pass();
 }

@@ -1,24 +1,34 @@
 // Programs for overlay traffic, after Cilium's bpf_overlay.c. from-overlay: a decapsulated packet gets its
-// source identity (from the VNI when it carries one, else the ipcache), then local delivery with the
-// endpoint's ingress policy, or (NodePort replies) reverse translation and forwarding. Used at an overlay
-// device's tc ingress and inline by host from-netdev after it decapsulates. to-overlay: tc egress of an
-// overlay device (traffic the stack routes into the tunnel): observed and passed.
+// source identity (from the VNI when it carries one, else the ipcache) and takes the from-network path
+// (local delivery with the endpoint's ingress policy, reverse translation of NodePort replies, ...). Used at
+// an overlay device's tc ingress and inline by host from-netdev after it decapsulates. to-overlay: tc egress
+// of an overlay device (traffic the stack routes into the tunnel): observed and passed.
 import { Verdict, type DatapathCtx, type DatapathProgram } from "../ctx.js";
 import { TracePoint } from "../reasons.js";
-import { isNodeIp } from "../lib/config.js";
-import { CtDir, CtStatus, ctLookup } from "../lib/conntrack.js";
+import { ReservedIdentity } from "../identity.js";
 import { dropPacket } from "../lib/drop.js";
-import { lbRevNat } from "../lib/lb.js";
 import { NOT_IPV4, parsePacket } from "../lib/parse.js";
 import { resolveIdentity } from "../lib/policy.js";
 import { sendTrace } from "../lib/trace.js";
-import { deliverTo, forwardElsewhere, toStack } from "./exits.js";
+import { toStack } from "./exits.js";
+import { handleFromNetwork } from "./network.js";
 
 export const OverlaySite = {
   PARSE: "datapath/overlay:from-overlay:parse",
+  SERVICE: "datapath/overlay:from-overlay:service",
+  CONNTRACK: "datapath/overlay:from-overlay:conntrack",
   DELIVER: "datapath/overlay:from-overlay:local-delivery",
+  NODEPORT_FORWARD: "datapath/overlay:from-overlay:nodeport-forward",
   FORWARD: "datapath/overlay:from-overlay:forward",
   TO_PARSE: "datapath/overlay:to-overlay:parse",
+} as const;
+
+const sites = {
+  service: OverlaySite.SERVICE,
+  conntrack: OverlaySite.CONNTRACK,
+  deliver: OverlaySite.DELIVER,
+  nodePortForward: OverlaySite.NODEPORT_FORWARD,
+  forward: OverlaySite.FORWARD,
 } as const;
 
 /**
@@ -30,22 +40,17 @@ export function handleFromOverlay(ctx: DatapathCtx, parsed: number): Verdict {
   if (parsed !== 0) return dropPacket(ctx, parsed, OverlaySite.PARSE);
   const skb = ctx.skb;
   ctx.tunnelPeer = skb.tunnelSrc;
-  ctx.srcIdentity = ctx.config.vniFromIdentity && skb.tunnelId !== 0 ? skb.tunnelId : resolveIdentity(ctx, ctx.saddr);
-  skb.srcIdentity = ctx.srcIdentity;
-  const ep = ctx.maps.endpoints.lookup(ctx.daddr);
-  if (ep >= 0) {
-    // A source that is not a pod behind the tunnel (a NodePort client kept by the forwarding node): its
-    // replies must return through the tunnel to that node, which translates them back.
-    if (skb.tunnelSrc !== 0 && ctx.maps.tunnel.lookupV4(ctx.saddr) === 0) {
-      ctx.nodePort = true;
-      ctx.tunnelReturn = skb.tunnelSrc;
-    }
-    return deliverTo(ctx, ep, OverlaySite.DELIVER);
+  const id = ctx.config.vniFromIdentity && skb.tunnelId !== 0 ? skb.tunnelId : resolveIdentity(ctx, ctx.saddr);
+  ctx.srcIdentity = id;
+  skb.srcIdentity = id;
+  // A source that is neither a pod behind the tunnel nor a node (a NodePort client whose address the
+  // forwarding node kept): replies to it must return through the tunnel to that node, which reverses the
+  // translation. Conntrack entries created on this path remember the node.
+  if (skb.tunnelSrc !== 0 && id !== ReservedIdentity.REMOTE_NODE && id !== ReservedIdentity.HOST && ctx.maps.tunnel.lookupV4(ctx.saddr) === 0) {
+    ctx.nodePort = true;
+    ctx.tunnelReturn = skb.tunnelSrc;
   }
-  // Not for a local pod: replies of flows this node translated (NodePort through the tunnel) are reversed.
-  if (ctLookup(ctx, CtDir.INGRESS) === CtStatus.REPLY) lbRevNat(ctx);
-  if (isNodeIp(ctx.config, ctx.daddr)) return toStack(ctx);
-  return forwardElsewhere(ctx, OverlaySite.FORWARD);
+  return handleFromNetwork(ctx, sites);
 }
 
 function runFromOverlay(ctx: DatapathCtx): Verdict {

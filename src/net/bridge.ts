@@ -365,7 +365,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
 
   private dropUndeliverable(skb: SkBuff, to: BridgePort | null, from: BridgePort | null): void {
     if (to !== null && to === from) {
-      this.world.drop(skb, this.site("forward"), DropReason.NOT_FOR_HOST, "net/bridge:same-port", true, {
+      this.world.drop(skb, this.site("forward"), DropReason.BRIDGE_FILTERED, "net/bridge:same-port", true, {
         explanation: `destination MAC is behind the ingress port ${from.dev.name} (hairpin off)`,
       });
     } else if (to !== null && !to.forwarding) {
@@ -373,7 +373,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
     } else if (to === null && from === null && this.floodOrder.length > 0) {
       this.world.drop(skb, this.site("xmit"), DropReason.NOT_FOR_HOST, "net/bridge:own-address", true, { explanation: "sent to one of the bridge's own MACs" });
     } else {
-      this.world.drop(skb, this.site("forward"), DropReason.NOT_FOR_HOST, "net/bridge:no-target", true, { explanation: "no port to forward or flood to" });
+      this.world.drop(skb, this.site("forward"), DropReason.BRIDGE_FILTERED, "net/bridge:no-target", true, { explanation: "no port to forward or flood to" });
     }
   }
 
@@ -433,7 +433,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
     const now = this.world.sim.now;
     const old = this.fdb.find(this.mac, now);
     if (old >= 0 && this.fdb.portAt(old) === FDB_PORT_BRIDGE && (this.fdb.flagsAt(old) & FdbFlag.ADDED_BY_USER) === 0) {
-      this.fdb.delete(this.mac);
+      this.fdb.delete(this.mac, now);
     }
     this.mac = mac;
     this.addLocal(mac, FDB_PORT_BRIDGE);

@@ -99,13 +99,15 @@ export class IpipDevice extends NetDevice {
       this.tunnelStats.collisions++;
       return this.txError(skb, DropReason.NO_ROUTE, "net/ipip:loop", "the route to the tunnel remote leads back into this device");
     }
-    const innerFrag = read16(b, inner + 6);
-    const df = this.pmtudisc || (innerFrag & IP_DF) !== 0;
-    // tnl_update_pmtu: with DF the path MTU is the underlay route's minus the outer header.
-    const mtu = df ? ns.routeMtu(route) - IPV4_HLEN : this.mtu;
-    if ((innerFrag & IP_DF) !== 0 && mtu < skb.length) {
-      icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.FRAG_NEEDED, mtu, PacketType.HOST, 0, null);
-      return this.txError(skb, DropReason.FRAG_NEEDED, "net/ipip:pmtu", `${skb.length}-byte packet with DF over the tunnel path MTU ${mtu}`);
+    const innerDf = (read16(b, inner + 6) & IP_DF) !== 0;
+    const df = this.pmtudisc || innerDf;
+    if (innerDf) {
+      // tnl_update_pmtu: with DF the path MTU is the underlay route's minus the outer header.
+      const mtu = ns.routeMtu(route) - IPV4_HLEN;
+      if (mtu < skb.length) {
+        icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.FRAG_NEEDED, mtu, PacketType.HOST, 0, null);
+        return this.txError(skb, DropReason.FRAG_NEEDED, "net/ipip:pmtu", `${skb.length}-byte packet with DF over the tunnel path MTU ${mtu}`);
+      }
     }
     const innerTos = b[inner + 1]!;
     const tos = ecnEncapsulate((this.tos & 1) !== 0 ? innerTos : this.tos, innerTos);

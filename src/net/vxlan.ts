@@ -1,7 +1,7 @@
 // VxlanDevice: Linux's vxlan netdevice (drivers/net/vxlan). Transmit looks the inner destination MAC
 // up in the device FDB (falling back to the all-zeros flood list), and per remote VTEP builds
 // outer IPv4 + UDP + VXLAN in front of the frame exactly as vxlan_xmit_one/udp_tunnel_xmit_skb do
-// (hashed source port, UDP checksum 0, TTL from the route, DF per the df option, ECN copied, IP ID
+// (hashed source port, UDP checksum unless noudpcsum, TTL from the route, DF per the df option, ECN copied, IP ID
 // from the namespace's generator) and hands it to the namespace's ip_local_out. Receive is the
 // shared UDP socket's job (vxlan/socket.ts) up to the VNI match; then learning, ECN and delivery
 // of the inner frame on this device happen here.
@@ -10,6 +10,7 @@ import { DropReason, TracePoint } from "../../datapath/reasons.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { read16, read32, write16, write32 } from "../wire/bytes.js";
 import { setL4ChecksumV4 } from "../wire/checksum.js";
+import { formatIPv4 } from "../util/ip.js";
 import { readMac } from "../util/mac.js";
 import { err, ok, type Result } from "../util/result.js";
 import { DeviceKind, NetDevice } from "./device.js";
@@ -60,7 +61,11 @@ export interface VxlanOptions {
   /** Outer TOS; 1 = inherit the inner one. ECN is always propagated (RFC 6040). */
   readonly tos?: number;
   readonly df?: VxlanDf;
-  /** `udpcsum`: compute the outer UDP checksum (off by default for IPv4: checksum 0). */
+  /**
+   * `udpcsum`: compute the outer UDP checksum. On by default: the kernel sets UDP_ZERO_CSUM_TX only
+   * when IFLA_VXLAN_UDP_CSUM is given as 0, and neither iproute2 nor flannel's netlink library send it
+   * unless asked (`ip -d link` shows "udpcsum" on Linux 6.x). Pass false for `noudpcsum`.
+   */
   readonly udpCsum?: boolean;
   /** `srcport MIN MAX`; default the namespace's ephemeral range 32768-60999. */
   readonly srcPortMin?: number;
@@ -114,7 +119,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     this.ttlInherit = options.ttlInherit ?? false;
     this.tos = options.tos ?? 0;
     this.df = options.df ?? VxlanDf.UNSET;
-    this.udpCsum = options.udpCsum ?? false;
+    this.udpCsum = options.udpCsum ?? true;
     const min = options.srcPortMin ?? 0;
     const max = options.srcPortMax ?? 0;
     this.srcPortMin = min < max ? min : EPHEMERAL_PORT_MIN;
@@ -161,8 +166,9 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     return this.fdbResult(this.fdb.add(mac, { ip: remote >>> 0, port: 0, vni: 0 }, state, this.world.sim.now));
   }
 
+  /** `bridge fdb del MAC dev vxlan0 [dst IP]`: one remote of the entry, or the whole entry. */
   deleteRemote(mac: number, remote = 0): boolean {
-    return this.fdb.delete(mac, remote >>> 0);
+    return this.fdb.delete(mac, remote >>> 0, this.world.sim.now);
   }
 
   private fdbResult(r: Result<VxlanFdbEntry, { reason: string }>): Result<VxlanFdbEntry, VxlanError> {
@@ -211,7 +217,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     const route = ns.routes.lookup(remote);
     if (route === null || (route.type !== RouteType.UNICAST && route.type !== RouteType.LOCAL)) {
       this.tunnelStats.txCarrierErrors++;
-      return this.txError(skb, DropReason.NO_ROUTE, "net/vxlan:no-route", `no route to the remote VTEP ${remote >>> 24}.${(remote >>> 16) & 255}.${(remote >>> 8) & 255}.${remote & 255}`);
+      return this.txError(skb, DropReason.NO_ROUTE, "net/vxlan:no-route", `no route to the remote VTEP ${formatIPv4(remote)}`);
     }
     if (route.dev === this) return this.txError(skb, DropReason.NO_ROUTE, "net/vxlan:loop", "the route to the remote VTEP leads back into this device");
     if (route.type === RouteType.LOCAL && this.localBypass) return this.bypass(ns, skb, dstPort, vni);
@@ -293,7 +299,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
       const r = this.fdb.snoop(srcMac, info.src, this.world.sim.now);
       if (r === SnoopResult.INVALID_SOURCE) return this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:invalid-source", "inner source MAC is multicast or zero");
       if (r === SnoopResult.STATIC_CONFLICT) {
-        return this.rxDrop(skb, DropReason.INVALID_SOURCE_IP, "net/vxlan:static-entry", "inner source MAC is bound to another VTEP by a static FDB entry");
+        return this.rxDrop(skb, DropReason.VXLAN_FDB_STATIC, "net/vxlan:static-entry", "inner source MAC is bound to another VTEP by a static FDB entry");
       }
       this.countSnoop(this, r);
     }

@@ -3,6 +3,7 @@
 // Errors name the policy and the field path (e.g. spec.ingress[0].from[1].ipBlock.except[0]).
 import type { NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort } from "kubernetes-types/networking/v1.js";
 import { compileSelectorChecked, type CompiledSelector } from "../k8s/selector.js";
+import { parseIPv6 } from "../util/ip.js";
 import { err, ok, type Result } from "../util/result.js";
 import { formatPrefix, parsePrefix, prefixWithin, type Prefix } from "./prefix.js";
 import { POLICY_PROTOCOLS, type PolicyProtocol } from "./types.js";
@@ -25,7 +26,9 @@ export type NormPeer =
       readonly podSelector: CompiledSelector | null;
       readonly text: string;
     }
-  | { readonly kind: "ipBlock"; readonly cidr: Prefix; readonly except: readonly Prefix[]; readonly text: string };
+  | { readonly kind: "ipBlock"; readonly cidr: Prefix; readonly except: readonly Prefix[]; readonly text: string }
+  /** An IPv6 ipBlock (dual-stack policies): valid, but this IPv4 model has no address it could match. */
+  | { readonly kind: "ipv6Block"; readonly text: string };
 
 export type NormRule = {
   readonly index: number;
@@ -120,6 +123,12 @@ function normalizePeer(peer: NetworkPolicyPeer, path: string, namespace: string,
   const hasSelectors = peer?.podSelector !== undefined || peer?.namespaceSelector !== undefined;
   if (peer?.ipBlock !== undefined) {
     if (hasSelectors) return fail(path, "ipBlock cannot be combined with podSelector or namespaceSelector");
+    if (isIPv6Cidr(peer.ipBlock.cidr)) {
+      for (const [k, text] of (peer.ipBlock.except ?? []).entries()) {
+        if (!isIPv6Cidr(text)) return fail(`${path}.ipBlock.except[${k}]`, `not an IPv6 CIDR: ${JSON.stringify(text)}`);
+      }
+      return ok({ kind: "ipv6Block", text: `ipBlock ${peer.ipBlock.cidr}` });
+    }
     const cidr = parsePrefix(String(peer.ipBlock.cidr ?? ""));
     if (cidr === null) return fail(`${path}.ipBlock.cidr`, `not an IPv4 CIDR: ${JSON.stringify(peer.ipBlock.cidr)}`);
     const except: Prefix[] = [];
@@ -151,6 +160,13 @@ function normalizePeer(peer: NetworkPolicyPeer, path: string, namespace: string,
   parts.push(namespaceSelector ? `namespaceSelector ${namespaceSelector.describe()}` : `namespace ${namespace}`);
   parts.push(podSelector ? `podSelector ${podSelector.describe()}` : "every pod");
   return ok({ kind: "pods", namespaceSelector, podSelector, text: parts.join(" and ") });
+}
+
+function isIPv6Cidr(text: unknown): boolean {
+  if (typeof text !== "string") return false;
+  const slash = text.indexOf("/");
+  const len = text.slice(slash + 1);
+  return slash > 0 && /^\d{1,3}$/.test(len) && Number(len) <= 128 && parseIPv6(text.slice(0, slash)) !== null;
 }
 
 function normalizePort(port: NetworkPolicyPort, path: string, fail: Fail): Result<NormPort, PolicyError> {

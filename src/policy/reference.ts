@@ -177,7 +177,8 @@ function matchPeer(
 ): { matched: boolean; reason: string } {
   const ipText = formatIPv4(target.ip);
   if (peer.ipBlock) {
-    const cidr = parsePrefix(peer.ipBlock.cidr)!;
+    const cidr = parsePrefix(peer.ipBlock.cidr);
+    if (cidr === null) return { matched: false, reason: `ipBlock ${peer.ipBlock.cidr} is IPv6 and ${ipText} is IPv4` };
     const block = `ipBlock ${formatPrefix(cidr)}`;
     if (target.kind !== "external" && !options.ipBlockSelectsClusterAddresses) {
       return { matched: false, reason: `${block} does not select ${describeOwner(target)}: cluster addresses are matched by identity, never by ipBlock` };

@@ -9,10 +9,7 @@ import { matcherFor, type PeerSelector, type SelectorCache, type SelectorUser } 
 import { IpProto, type ContainerPortInfo, type PolicyProtocol } from "./types.js";
 import { Direction, type DirectionName } from "./verdict.js";
 
-type PortRange = readonly [proto: number, lo: number, hi: number];
 type NamedPort = { readonly name: string; readonly protocol: PolicyProtocol };
-
-const ANY_PORT: PortRange = [0, 0, 65535];
 
 /** Receives selector deltas for a rule and applies them to the endpoints the rule's policy selects. */
 export interface RuleHost {
@@ -28,7 +25,8 @@ export class RuleState implements SelectorUser {
   readonly selectors: readonly PeerSelector[];
   /** For egress rules without a peer list but with named ports: all identities, to resolve the names per destination. */
   readonly allSelector: PeerSelector | null;
-  readonly staticPorts: readonly PortRange[];
+  /** Numeric ports as flat (proto, lo, hi) triples; any protocol and port when the rule has no ports. */
+  readonly staticPorts: readonly number[];
   readonly namedPorts: readonly NamedPort[];
 
   constructor(
@@ -44,7 +42,7 @@ export class RuleState implements SelectorUser {
     this.anyPeer = rule.peers === null;
     this.selectors = (rule.peers ?? []).map((p) => selectorCache.acquire(matcherFor(p, policyNamespace)));
     const ports = rule.ports ?? null;
-    this.staticPorts = ports === null ? [ANY_PORT] : ports.filter((p) => p.match.kind !== "named").map(staticRange);
+    this.staticPorts = ports === null ? [0, 0, 65535] : ports.filter((p) => p.match.kind !== "named").flatMap(staticRange);
     this.namedPorts = (ports ?? []).flatMap((p) => (p.match.kind === "named" ? [{ name: p.match.name, protocol: p.protocol }] : []));
     this.allSelector =
       this.anyPeer && this.namedPorts.length > 0 && direction === Direction.EGRESS ? selectorCache.acquire({ kind: "all" }) : null;
@@ -90,7 +88,8 @@ export class RuleState implements SelectorUser {
    */
   private applyPeer(ep: EndpointState, id: number, sign: 1 | -1, namedOnly: boolean): void {
     const dir = this.mapDirection;
-    if (!namedOnly) for (const [proto, lo, hi] of this.staticPorts) emit(ep, sign, dir, id, proto, lo, hi, this.ruleRef);
+    const sp = this.staticPorts;
+    if (!namedOnly) for (let i = 0; i < sp.length; i += 3) emit(ep, sign, dir, id, sp[i]!, sp[i + 1]!, sp[i + 2]!, this.ruleRef);
     if (this.namedPorts.length === 0) return;
     let ports: readonly ContainerPortInfo[];
     if (this.direction === Direction.INGRESS) {
@@ -115,7 +114,7 @@ function emit(ep: EndpointState, sign: 1 | -1, dir: number, id: number, proto: n
   else ep.remove(dir, id, proto, lo, hi, ruleRef);
 }
 
-function staticRange(p: NormPort): PortRange {
+function staticRange(p: NormPort): [proto: number, lo: number, hi: number] {
   const proto = IpProto[p.protocol];
   return p.match.kind === "range" ? [proto, p.match.lo, p.match.hi] : [proto, 0, 65535];
 }

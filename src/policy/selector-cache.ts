@@ -16,13 +16,17 @@ export type PeerMatcher =
     }
   | { readonly kind: "ipBlock"; readonly cidr: Prefix; readonly except: readonly Prefix[] }
   /** Every identity (used for egress named ports of rules without a peer list). */
-  | { readonly kind: "all" };
+  | { readonly kind: "all" }
+  /** No identity (an IPv6 ipBlock in this IPv4 model). */
+  | { readonly kind: "none" };
 
 /** Whether a peer matcher selects an identity class. */
 export function matcherSelects(m: PeerMatcher, info: IdentityInfo): boolean {
   switch (m.kind) {
     case "all":
       return true;
+    case "none":
+      return false;
     case "ipBlock":
       // The atom is the longest ipBlock prefix holding the class's addresses; since every ipBlock
       // prefix is in the universe, the addresses lie in cidr minus excepts exactly when the atom does.
@@ -38,7 +42,8 @@ export function matcherSelects(m: PeerMatcher, info: IdentityInfo): boolean {
 function matcherKey(m: PeerMatcher): string {
   switch (m.kind) {
     case "all":
-      return "all";
+    case "none":
+      return m.kind;
     case "ipBlock":
       return `ip|${formatPrefix(m.cidr)}|${m.except.map(formatPrefix).sort().join(",")}`;
     case "pods":
@@ -48,6 +53,7 @@ function matcherKey(m: PeerMatcher): string {
 
 export function matcherFor(peer: NormPeer, policyNamespace: string): PeerMatcher {
   if (peer.kind === "ipBlock") return { kind: "ipBlock", cidr: peer.cidr, except: peer.except };
+  if (peer.kind === "ipv6Block") return { kind: "none" };
   return {
     kind: "pods",
     namespace: peer.namespaceSelector === null ? policyNamespace : null,

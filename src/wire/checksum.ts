@@ -148,18 +148,27 @@ export function verifyL4ChecksumV6(
   return verifyChecksum(bytes, offset, offset + length, pseudoHeaderSumV6(src, srcOffset, dst, dstOffset, protocol, length));
 }
 
-/** RFC 1624 eqn. 3: the checksum after a 16-bit word covered by it changes from oldValue to newValue. */
-export function checksumReplace16(check: number, oldValue: number, newValue: number): number {
-  let sum = (~check & 0xffff) + (~oldValue & 0xffff) + (newValue & 0xffff);
+/** 32-bit one's-complement add with end-around carry (the kernel's csum_add). */
+function csumAdd(a: number, b: number): number {
+  const r = (a + b) >>> 0;
+  return r < b ? (r + 1) >>> 0 : r;
+}
+
+/**
+ * RFC 1624 update for a 32-bit field (e.g. an IPv4 address) changing from oldValue to newValue,
+ * computed as the kernel's csum_replace4 does, so that even the choice between the two
+ * one's-complement zeros (0x0000 / 0xffff) gives the kernel's bytes.
+ */
+export function checksumReplace32(check: number, oldValue: number, newValue: number): number {
+  let sum = csumAdd(csumAdd(~check >>> 0, ~oldValue >>> 0), newValue >>> 0);
   sum = (sum & 0xffff) + (sum >>> 16);
   sum = (sum & 0xffff) + (sum >>> 16);
   return ~sum & 0xffff;
 }
 
-/** RFC 1624 update for a 32-bit field (e.g. an IPv4 address) changing from oldValue to newValue. */
-export function checksumReplace32(check: number, oldValue: number, newValue: number): number {
-  const high = checksumReplace16(check, oldValue >>> 16, newValue >>> 16);
-  return checksumReplace16(high, oldValue & 0xffff, newValue & 0xffff);
+/** RFC 1624 update for a 16-bit field (a port, the TTL/protocol word), as inet_proto_csum_replace2 computes it. */
+export function checksumReplace16(check: number, oldValue: number, newValue: number): number {
+  return checksumReplace32(check, oldValue & 0xffff, newValue & 0xffff);
 }
 
 /** Incremental update of a UDP-over-IPv4 checksum: 0 ("none") stays 0, a result of 0 is sent as 0xffff. */

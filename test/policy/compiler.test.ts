@@ -169,3 +169,14 @@ describe("robustness", () => {
     assert.deepEqual(c.isolatingPolicies("a/web1", Direction.INGRESS), []);
   });
 });
+
+describe("IPv6 ipBlocks", () => {
+  it("a rule whose only peer is an IPv6 ipBlock allows no IPv4 peer (reference and maps)", () => {
+    const w = cluster();
+    unwrap(w.setPolicy(genPolicy("v6-only", "a", { matchLabels: { app: "web" } }, { ingress: [{ from: [{ ipBlock: { cidr: "2001:db8::/64" } }] }] })));
+    const c = new PolicyCompiler(w, EBPF);
+    for (const src of ["10.1.1.11", "8.8.8.8"]) {
+      assert.equal(decideAt(c, "a/web1", Direction.INGRESS, ip(src), IpProto.TCP, 80)!.verdict, PolicyVerdict.MISS, src);
+    }
+  });
+});

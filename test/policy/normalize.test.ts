@@ -42,6 +42,17 @@ describe("policyTypes defaulting", () => {
   });
 });
 
+describe("IPv6 ipBlocks in this IPv4 model", () => {
+  it("are accepted and match nothing, so a rule with only one allows nothing", () => {
+    const r = normalizePolicy(policy({ podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "2001:db8::/64", except: ["2001:db8::/96"] } }] }] }));
+    assert.ok(r.ok);
+    assert.equal(r.value.ingress![0]!.peers![0]!.kind, "ipv6Block");
+    const bad = normalizePolicy(policy({ podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "2001:db8::/64", except: ["10.0.0.0/8"] } }] }] }));
+    assert.ok(!bad.ok);
+    assert.equal(bad.error.path, "spec.ingress[0].from[0].ipBlock.except[0]");
+  });
+});
+
 describe("validation errors name the field", () => {
   const error = (spec: NonNullable<NetworkPolicy["spec"]>) => {
     const r = normalizePolicy(policy(spec));

@@ -131,8 +131,9 @@ export class BridgeFdb {
     return this.insert(mac, port, flags, now);
   }
 
-  delete(mac: number): boolean {
-    const slot = this.slotOf(mac);
+  /** Removes a live entry (an aged-out one counts as already gone). */
+  delete(mac: number, now: number): boolean {
+    const slot = this.find(mac, now);
     if (slot < 0) return false;
     this.removeSlot(slot);
     return true;

@@ -22,3 +22,5 @@ export {
   type RejectWith,
 } from "./table/spec.js";
 export { buildIcmpError, buildTcpReset } from "./reject.js";
+export { iptablesRestore, parseRuleArgs, splitWords, type RestoreError } from "./table/iptables-text.js";
+export { formatRuleArgs, formatTableSave } from "./table/format.js";

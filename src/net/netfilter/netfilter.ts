@@ -4,31 +4,27 @@
 // every drop recorded once through world.drop with its reason and the deciding table/chain/rule.
 
 import { DropReason } from "../../../datapath/reasons.js";
-import { SkBuff } from "../../skb/skbuff.js";
-import { NatApplied } from "../../skb/skbuff.js";
+import { NatApplied, SkBuff } from "../../skb/skbuff.js";
 import type { SeededRng } from "../../util/rng.js";
 import { formatIPv4 } from "../../util/ip.js";
-import { ParsedHeaders, parseIp } from "../../wire/headers.js";
+import { parseIp } from "../../wire/headers.js";
 import { DeviceKind, type NetDevice } from "../device.js";
 import type { NetWorld } from "../world.js";
 import { Conntrack } from "./conntrack/conntrack.js";
+import { FragmentMemory } from "./conntrack/fragments.js";
 import { conntrackIn, CtInResult } from "./conntrack/resolve.js";
 import { F, Ips } from "./conntrack/table.js";
-import { tcpSetClosing } from "./conntrack/tcp.js";
 import type { ConntrackConfig } from "./conntrack/timeouts.js";
 import { CtState } from "./ct-state.js";
+import { Frame, siteOf } from "./frame.js";
 import { hookManip, NatManip, NF_HOOK_NAMES, NfHook, NfVerdict, type NfTableName } from "./hooks.js";
 import type { NetfilterHost } from "./host.js";
 import { NatEngine } from "./nat/engine.js";
-import { NatRangeFlag, type NatRange } from "./nat/range.js";
-import { buildIcmpError, buildTcpReset, rejectChecksumOk } from "./reject.js";
-import { MatchContext, type MatchEnv } from "./table/match.js";
 import { RecentTables } from "./table/recent.js";
-import { M, TargetKind, type NfRule } from "./table/rule.js";
+import { M, TargetKind } from "./table/rule.js";
 import { formatTableSave } from "./table/format.js";
-import { ProgramVerdict, type ProgramDrop } from "./table/spec.js";
-import { NfTable, type NfChain } from "./table/table.js";
-import { CONTINUE, RETURN, Traversal, type TargetExecutor } from "./table/traverse.js";
+import { NfTable } from "./table/table.js";
+import { TargetRunner } from "./targets.js";
 
 /** "auto": conntrack runs once some rule needs it (NAT, ctstate, NOTRACK) or the nat table is used, as the kernel registers it per namespace on demand. */
 export type ConntrackMode = "auto" | "on" | "off";
@@ -45,48 +41,22 @@ const MANGLE_ONLY: readonly NfTableName[] = ["mangle"];
 const TAG_UNIT = 1 << 24;
 const worldTags = new WeakMap<NetWorld, number>();
 
-/** Per-call state; one per nesting depth (REJECT replies and PROGRAMs may re-enter run()). */
-class Frame {
-  /** Runs a non-standard target for this frame's packet (bound once, no allocation per packet). */
-  exec: TargetExecutor = () => CONTINUE;
-  readonly h = new ParsedHeaders();
-  readonly ctx = new MatchContext();
-  readonly trav = new Traversal();
-  skb: SkBuff | null = null;
-  inDev: NetDevice | null = null;
-  outDev: NetDevice | null = null;
-  hook = 0;
-  table: NfTable | null = null;
-  dropReason = 0;
-  dropSite = "";
-  dropExplanation: string | undefined = undefined;
-  dropDstIdentity = 0;
-  reply: Uint8Array | null = null;
-}
-
-function siteOf(table: string, chain: NfChain | null, position: number, rule: NfRule | null): string {
-  const chainName = chain?.name ?? "?";
-  if (position === 0 || rule === null) return `netfilter/${table}/${chainName}:policy`;
-  const comment = rule.comment;
-  return `netfilter/${table}/${chainName}#${position}${comment !== undefined ? ` "${comment}"` : ""}`;
-}
-
 export class Netfilter {
   readonly conntrack: Conntrack;
   readonly nat: NatEngine;
   readonly recent = new RecentTables();
+  private readonly fragments = new FragmentMemory();
   readonly rng: SeededRng;
   conntrackMode: ConntrackMode;
   private readonly tables: { readonly [T in NfTableName]: NfTable };
   private readonly tag: number;
   private readonly frames: Frame[] = [];
   private depth = 0;
-  private readonly programDrop: ProgramDrop = { reason: 0, explanation: undefined, dstIdentity: 0 };
   private readonly env: { host: NetfilterHost; rng: SeededRng; recent: RecentTables; now: number };
   private ruleGeneration = -1;
   private needsCt = false;
   private anyRules = false;
-  private nextIpId: number;
+  private readonly targets: TargetRunner;
 
   constructor(
     readonly host: NetfilterHost,
@@ -101,7 +71,7 @@ export class Netfilter {
     this.conntrack = new Conntrack(world.sim, config);
     this.rng = world.sim.rng.fork();
     this.nat = new NatEngine(this.conntrack, this.rng);
-    this.nextIpId = this.rng.nextU32() & 0xffff;
+    this.targets = new TargetRunner(host, this.conntrack, this.nat, this.rng);
     this.conntrackMode = options.conntrackMode ?? "auto";
     this.tables = { raw: new NfTable("raw"), mangle: new NfTable("mangle"), nat: new NfTable("nat"), filter: new NfTable("filter") };
     this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
@@ -181,7 +151,7 @@ export class Netfilter {
 
   private newFrame(): Frame {
     const f = new Frame();
-    f.exec = (rule, chain, position) => this.exec(f, rule, chain, position);
+    f.exec = (rule, chain, position) => this.targets.exec(f, rule, chain, position);
     this.frames[this.depth] = f;
     return f;
   }
@@ -220,7 +190,7 @@ export class Netfilter {
     let v = this.runTable(f, "raw");
     if (v !== NfVerdict.ACCEPT) return v;
     if (tracking && !keep && (skb.ctState & CtState.UNTRACKED) === 0) {
-      const r = conntrackIn(this.conntrack, skb, skb.data, f.h, hook === NfHook.PREROUTING, this.tag * TAG_UNIT);
+      const r = conntrackIn(this.conntrack, skb, skb.data, f.h, hook === NfHook.PREROUTING, this.tag * TAG_UNIT, this.fragments);
       if (r === CtInResult.TABLE_FULL) return this.drop(f, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:table-full");
     }
     skb.ctState &= ~CtState.ATTACHED;
@@ -322,130 +292,7 @@ export class Netfilter {
     return f.inDev ?? f.outDev;
   }
 
-  private failWith(f: Frame, reason: number, site: string): number {
-    f.dropReason = reason;
-    f.dropSite = site;
-    return NfVerdict.DROP;
-  }
-
-  // ---- targets that need this namespace ---------------------------------------------------
-
-  private exec(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
-    switch (rule.target) {
-      case TargetKind.REJECT:
-        f.reply = this.buildReject(f, rule);
-        return NfVerdict.STOLEN;
-      case TargetKind.DNAT:
-      case TargetKind.SNAT:
-        return this.natTarget(f, rule.natRange!);
-      case TargetKind.MASQUERADE:
-        return this.masquerade(f, rule, chain, position);
-      case TargetKind.REDIRECT:
-        return this.redirect(f, rule, chain, position);
-      case TargetKind.PROGRAM:
-        return this.program(f, rule, chain, position);
-      default:
-        return CONTINUE;
-    }
-  }
-
-  private natTarget(f: Frame, range: NatRange): number {
-    const i = f.ctx.ctIndex;
-    if (i >= 0) this.nat.setup(i, range, hookManip(f.hook));
-    return NfVerdict.ACCEPT;
-  }
-
-  /** MASQUERADE: SNAT to the outgoing interface's address for the next hop (inet_select_addr). */
-  private masquerade(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
-    const i = f.ctx.ctIndex;
-    if (i < 0) return NfVerdict.ACCEPT;
-    const t = this.conntrack.table;
-    if (t.src(i, 0) === 0) return NfVerdict.ACCEPT;
-    const out = f.outDev;
-    const nextHop = f.skb!.nextHop !== 0 ? f.skb!.nextHop : f.h.dst4;
-    const src = out === null ? 0 : this.sourceFor(nextHop, out);
-    if (src === 0) {
-      return this.failWith(f, DropReason.NAT_NO_MAPPING, `${siteOf("nat", chain, position, rule)}:masquerade-no-address`);
-    }
-    t.set(i, F.MASQ_IFINDEX, out!.ifindex);
-    const r = rule.natRange!;
-    this.nat.setup(i, { ...r, flags: r.flags | NatRangeFlag.MAP_IPS, minAddr: src, maxAddr: src }, NatManip.SRC);
-    return NfVerdict.ACCEPT;
-  }
-
-  /** REDIRECT: DNAT to this host (the incoming interface's address; 127.0.0.1 for local packets). */
-  private redirect(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
-    const i = f.ctx.ctIndex;
-    if (i < 0) return NfVerdict.ACCEPT;
-    let addr: number;
-    if (f.hook === NfHook.OUTPUT) addr = 0x7f000001;
-    else addr = f.inDev === null ? 0 : this.host.primaryAddress(f.inDev);
-    if (addr === 0) return this.failWith(f, DropReason.NAT_NO_MAPPING, `${siteOf("nat", chain, position, rule)}:redirect-no-address`);
-    const r = rule.natRange!;
-    this.nat.setup(i, { ...r, flags: r.flags | NatRangeFlag.MAP_IPS, minAddr: addr, maxAddr: addr }, NatManip.DST);
-    return NfVerdict.ACCEPT;
-  }
-
-  private program(f: Frame, rule: NfRule, chain: NfChain, position: number): number {
-    const d = this.programDrop;
-    d.reason = DropReason.POLICY_DENIED;
-    d.explanation = undefined;
-    d.dstIdentity = 0;
-    const v = rule.program!(f.skb!, f.inDev, f.outDev, d);
-    switch (v) {
-      case ProgramVerdict.ACCEPT:
-        return NfVerdict.ACCEPT;
-      case ProgramVerdict.STOLEN:
-        return NfVerdict.STOLEN;
-      case ProgramVerdict.CONTINUE:
-        return CONTINUE;
-      case ProgramVerdict.RETURN:
-        return RETURN;
-      default:
-        f.dropReason = d.reason;
-        f.dropSite = `${siteOf(f.table!.name, chain, position, rule)} PROGRAM ${rule.programName}`;
-        f.dropExplanation = d.explanation;
-        f.dropDstIdentity = d.dstIdentity;
-        return NfVerdict.DROP;
-    }
-  }
-
-  private sourceFor(dst: number, dev: NetDevice | null): number {
-    const select = this.host.selectSourceAddress;
-    if (select !== undefined) return select.call(this.host, dst, dev);
-    if (dev !== null) return this.host.primaryAddress(dev);
-    return this.host.isLocalAddress(dst) ? dst : 0;
-  }
-
-  /** REJECT's answer (or null when the kernel would send none); the original is dropped either way. */
-  private buildReject(f: Frame, rule: NfRule): Uint8Array | null {
-    const skb = f.skb!;
-    const h = f.h;
-    const bytes = skb.data;
-    const ip = skb.head;
-    if (rule.rejectCode < 0) {
-      const rst = buildTcpReset(bytes, ip);
-      if (rst !== null) {
-        const i = f.ctx.ctIndex;
-        if (i >= 0) tcpSetClosing(this.conntrack, i);
-      }
-      return rst;
-    }
-    if (!rejectChecksumOk(bytes, ip)) return null;
-    const send = this.host.sendIcmpError;
-    if (send !== undefined) {
-      send.call(this.host, skb, 3, rule.rejectCode, f.inDev);
-      return null;
-    }
-    let src: number;
-    if (this.host.isLocalAddress(h.dst4)) src = h.dst4;
-    else src = this.sourceFor(h.src4, null);
-    if (src === 0 && f.inDev !== null) src = this.host.primaryAddress(f.inDev);
-    const id = this.nextIpId;
-    this.nextIpId = (this.nextIpId + 1) & 0xffff;
-    return buildIcmpError(bytes.subarray(0, skb.tail), ip, 3, rule.rejectCode, 0, src, id);
-  }
-
+  /** Sends REJECT's answer from this namespace, attached to the rejected packet's connection. */
   private sendReply(f: Frame, bytes: Uint8Array): void {
     const world = this.host.world;
     const reply = SkBuff.fromBytes(world.ledger.admit(), bytes);
@@ -464,7 +311,7 @@ export class Netfilter {
     const manip = hookManip(hook);
     const dir = skb.ctState & CtState.REPLY ? 1 : 0;
     const h = f.h;
-    if (skb.ctState & CtState.RELATED && h.ipProto === 1) {
+    if (skb.ctState & CtState.RELATED && h.ipProto === 1 && h.fragOffset === 0) {
       const applies = this.nat.applies(i, dir, manip);
       if (applies) this.snapshot(f);
       if (!this.nat.translateError(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {
@@ -473,23 +320,19 @@ export class Netfilter {
       if (applies) this.rewritten(f, manip);
       return NfVerdict.ACCEPT;
     }
-    if (skb.ctState & (CtState.NEW | CtState.RELATED)) {
-      if (!this.nat.initialized(i, manip)) {
-        const v = this.runTable(f, "nat");
-        if (v !== NfVerdict.ACCEPT) return v;
-        if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
-        this.loadCt(f);
-      } else if (this.oifChanged(f, i, dir)) {
-        this.conntrack.kill(i);
-        return this.drop(f, DropReason.NAT_NO_MAPPING, "netfilter/nat:masquerade-oif-changed");
-      }
+    if (skb.ctState & (CtState.NEW | CtState.RELATED) && !this.nat.initialized(i, manip)) {
+      // First packet of the connection at this manip: the nat table decides, else a null binding.
+      const v = this.runTable(f, "nat");
+      if (v !== NfVerdict.ACCEPT) return v;
+      if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
+      this.loadCt(f);
     } else if (this.oifChanged(f, i, dir)) {
       this.conntrack.kill(i);
       return this.drop(f, DropReason.NAT_NO_MAPPING, "netfilter/nat:masquerade-oif-changed");
     }
     if (!this.nat.applies(i, dir, manip)) return NfVerdict.ACCEPT;
     this.snapshot(f);
-    if (!this.nat.apply(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {
+    if (!this.nat.apply(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen, h.fragOffset === 0)) {
       return this.drop(f, DropReason.WRITE_ERROR, "netfilter/nat:rewrite");
     }
     this.rewritten(f, manip);

@@ -40,8 +40,8 @@ export class StackCounters {
   readonly neigh = zeroed(NEIGH_FIELDS);
 
   /**
-   * The text of /proc/net/snmp for the counters modelled here (others print 0), given the
-   * namespace's Forwarding (1 on, 2 off) and DefaultTTL.
+   * The text of /proc/net/snmp followed by the IpExt lines of /proc/net/netstat, for the counters
+   * modelled here (others print 0), given the namespace's Forwarding (1 on, 2 off) and DefaultTTL.
    */
   formatSnmp(forwarding: boolean, defaultTtl: number): string {
     const lines: string[] = [];
@@ -86,6 +86,15 @@ export class StackCounters {
       "Udp",
       ["InDatagrams", "NoPorts", "InErrors", "OutDatagrams", "RcvbufErrors", "SndbufErrors", "InCsumErrors", "IgnoredMulti", "MemErrors"],
       [u.InDatagrams, u.NoPorts, u.InErrors, u.OutDatagrams, 0, 0, u.InCsumErrors, u.IgnoredMulti, 0],
+    );
+    const x = this.ipExt;
+    pair(
+      "IpExt",
+      ["InNoRoutes", "InTruncatedPkts", "InMcastPkts", "OutMcastPkts", "InBcastPkts", "OutBcastPkts", "InOctets", "OutOctets",
+        "InMcastOctets", "OutMcastOctets", "InBcastOctets", "OutBcastOctets", "InCsumErrors", "InNoECTPkts", "InECT1Pkts",
+        "InECT0Pkts", "InCEPkts", "ReasmOverlaps"],
+      [x.InNoRoutes, x.InTruncatedPkts, x.InMcastPkts, x.OutMcastPkts, x.InBcastPkts, x.OutBcastPkts, x.InOctets, x.OutOctets,
+        0, 0, 0, 0, x.InCsumErrors, 0, 0, 0, 0, x.ReasmOverlaps],
     );
     return lines.join("\n") + "\n";
   }

@@ -30,6 +30,8 @@ export function forward(ns: NetNamespace, skb: SkBuff, inDev: NetDevice, route: 
     ns.dropPacket(skb, inDev, "forward", DropReason.TTL_EXCEEDED, "net/stack/forward:ttl", `ttl ${b[ip + 8]} on arrival`);
     return;
   }
+  // Counted before the MTU check and the FORWARD hook since Linux 6.7 (RFC 4293 OutForwDatagrams).
+  ns.counters.ip.ForwDatagrams++;
   const outDev = route.dev!;
   const mtu = route.mtu !== 0 ? route.mtu : outDev.mtu;
   if (skb.length > mtu && (read16(b, ip + 6) & IP_DF) !== 0) {
@@ -48,7 +50,6 @@ export function forward(ns: NetNamespace, skb: SkBuff, inDev: NetDevice, route: 
     }
   }
   if (ns.netfilter.run(NfHook.FORWARD, skb, inDev, outDev) !== NfVerdict.ACCEPT) return;
-  ns.counters.ip.ForwDatagrams++;
   if (ns.world.tracer.hops) ns.world.hop(skb, ns.site(outDev, "forward"), TracePoint.HOST_FORWARD, `routed via ${outDev.name}`, false);
   ipOutput(ns, skb, route, inDev);
 }

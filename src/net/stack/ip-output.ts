@@ -93,6 +93,7 @@ export function ipOutput(ns: NetNamespace, skb: SkBuff, route: Route, inDev: Net
 /** ip_finish_output2: the link layer. */
 function finishOutput(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevice): void {
   ns.counters.ip.OutTransmits++;
+  ns.counters.ipExt.OutOctets += skb.length;
   if (outDev.kind === DeviceKind.LOOPBACK) {
     ns.transmitEthernet(outDev, skb, 0);
     return;

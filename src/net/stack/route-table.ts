@@ -175,7 +175,7 @@ export class RouteTable {
         if (gwRoute !== null && gwRoute.type !== RouteType.UNICAST) return this.fail("via", "Nexthop has invalid gateway");
       } else if (via !== 0) {
         const gwRoute = this.resolveGateway(via, dev);
-        if (gwRoute === null || gwRoute.type !== RouteType.UNICAST || gwRoute.dev === null) {
+        if (gwRoute === null || (gwRoute.type !== RouteType.UNICAST && gwRoute.type !== RouteType.LOCAL) || gwRoute.dev === null) {
           return this.fail("via", "Nexthop has invalid gateway");
         }
         dev = gwRoute.dev;
@@ -213,10 +213,13 @@ export class RouteTable {
     return ok(route);
   }
 
-  /** fib_check_nh_v4_gw: main table, then both, through routes of link scope; on dev when given. */
+  /**
+   * fib_check_nh_v4_gw: the gateway must resolve, through a route of link or host scope (on dev when
+   * given), to a unicast or local route; the lookup searches the local table first, as fib_lookup does.
+   */
   private resolveGateway(gw: number, dev: NetDevice | null): Route | null {
     const onDev = (r: Route): boolean => r.scope >= AddrScope.LINK && (dev === null || r.dev === dev);
-    return this.main.lookup(gw, onDev) ?? this.local.lookup(gw, onDev);
+    return this.local.lookup(gw, onDev) ?? this.main.lookup(gw, onDev);
   }
 }
 

@@ -95,9 +95,9 @@ export class VxlanFdb {
     return e;
   }
 
-  /** `bridge fdb del`: one remote of the entry (ip != 0) or the whole entry. */
-  delete(mac: number, ip = 0): boolean {
-    const e = this.map.get(mac);
+  /** `bridge fdb del`: one remote of the live entry (ip != 0) or the whole entry. */
+  delete(mac: number, ip: number, now: number): boolean {
+    const e = this.find(mac, now);
     if (e === undefined) return false;
     if (ip !== 0 && e.remotes.length > 1) {
       const i = e.remotes.findIndex((r) => r.ip === ip);

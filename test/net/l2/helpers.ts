@@ -137,3 +137,42 @@ export async function readPcap(path: string): Promise<Uint8Array[]> {
 }
 
 export const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
+/** An IPv4 + UDP packet without L2 (for NetNamespace.outputIp); src 0 lets the route choose. */
+export function udpPacket(src: number, dst: number, sport: number, dport: number, payload = 16, opts: { df?: boolean; ttl?: number; tos?: number } = {}): Uint8Array {
+  const p = new Uint8Array(20 + 8 + payload);
+  p[0] = 0x45;
+  p[1] = opts.tos ?? 0;
+  write16(p, 2, p.length);
+  write16(p, 6, opts.df === true ? 0x4000 : 0);
+  p[8] = opts.ttl ?? 64;
+  p[9] = 17;
+  write32(p, 12, src);
+  write32(p, 16, dst);
+  setIpv4HeaderChecksum(p, 0, 20);
+  write16(p, 20, sport);
+  write16(p, 22, dport);
+  write16(p, 24, 8 + payload);
+  for (let i = 0; i < payload; i++) p[28 + i] = i & 0xff;
+  if (src !== 0) setL4ChecksumV4(p, 20, 8 + payload, 17, src, dst);
+  return p;
+}
+
+/** An ICMP echo request (IPv4, no L2). */
+export function echoPacket(src: number, dst: number, id: number, seq: number, payload = 56): Uint8Array {
+  const p = new Uint8Array(20 + 8 + payload);
+  p[0] = 0x45;
+  write16(p, 2, p.length);
+  write16(p, 6, 0x4000);
+  p[8] = 64;
+  p[9] = 1;
+  write32(p, 12, src);
+  write32(p, 16, dst);
+  setIpv4HeaderChecksum(p, 0, 20);
+  p[20] = 8;
+  write16(p, 24, id);
+  write16(p, 26, seq);
+  for (let i = 0; i < payload; i++) p[28 + i] = i & 0xff;
+  setL4ChecksumV4(p, 20, 8 + payload, 1, src, dst);
+  return p;
+}

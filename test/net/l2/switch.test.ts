@@ -105,7 +105,7 @@ test("a frame whose destination is behind its ingress port is filtered, unless h
   h1.transmit(packet(world, rawFrame(mac(1), mac(0x55)))); // another station behind port 1 talks to h1
   sim.run();
   assert.equal(cap.frames.filter((f) => f.dir === "rx").length, 0);
-  assert.equal(drops.dropRecords.at(-1)?.reason, DropReason.NOT_FOR_HOST);
+  assert.equal(drops.dropRecords.at(-1)?.reason, DropReason.BRIDGE_FILTERED);
   assert.equal(drops.dropRecords.at(-1)?.site, "net/bridge:same-port");
   assert.equal(sw.bridgeStats.filtered, 1);
   sw.port(ports[0]!)!.hairpin = true;

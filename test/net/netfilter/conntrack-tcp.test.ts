@@ -75,6 +75,24 @@ test("entries expire on simulated time: SYN_SENT after 120 s, ESTABLISHED refres
   forward(host.netfilter, syn, r0, r1);
   assert.equal(stateText(syn), "NEW");
   assert.equal(ct.stats.expired, 1);
+  // Establish it; traffic refreshes the 5-day timer, so 4 + 4 days later it still lives.
+  forward(host.netfilter, host.packet(tcpSeg("10.99.2.2", 80, "10.99.1.2", 5000, TCP.SYN | TCP.ACK, { seq: 500, ack: 2 })), r1, r0);
+  forward(host.netfilter, host.packet(tcpSeg("10.99.1.2", 5000, "10.99.2.2", 80, TCP.ACK, { seq: 2, ack: 501 })), r0, r1);
+  const day = 86_400_000_000_000;
+  sim.runUntil(sim.now + 4 * day);
+  forward(host.netfilter, host.packet(tcpSeg("10.99.1.2", 5000, "10.99.2.2", 80, TCP.ACK, { seq: 2, ack: 501 })), r0, r1);
+  sim.runUntil(sim.now + 4 * day);
+  assert.equal(ct.entries()[0]?.state, "ESTABLISHED");
+  // Close it: FIN, ACK, FIN, ACK -> TIME_WAIT, gone 120 s later.
+  forward(host.netfilter, host.packet(tcpSeg("10.99.1.2", 5000, "10.99.2.2", 80, TCP.FIN | TCP.ACK, { seq: 2, ack: 501 })), r0, r1);
+  forward(host.netfilter, host.packet(tcpSeg("10.99.2.2", 80, "10.99.1.2", 5000, TCP.FIN | TCP.ACK, { seq: 501, ack: 3 })), r1, r0);
+  forward(host.netfilter, host.packet(tcpSeg("10.99.1.2", 5000, "10.99.2.2", 80, TCP.ACK, { seq: 3, ack: 502 })), r0, r1);
+  assert.deepEqual([ct.entries()[0]?.state, ct.entries()[0]?.timeout], ["TIME_WAIT", 120]);
+  const closedAt = sim.now;
+  sim.runUntil(closedAt + 120 * 1_000_000_000 - 1);
+  assert.equal(ct.entries().length, 1);
+  sim.runUntil(closedAt + 120 * 1_000_000_000);
+  assert.equal(ct.entries().length, 0);
 });
 
 test("a RST from the server answering a SYN destroys the entry at once (connection refused)", () => {

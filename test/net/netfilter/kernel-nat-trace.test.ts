@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { NfVerdict } from "../../../src/net/netfilter/hooks.js";
 import { formatConntrackEntry } from "../../../src/net/netfilter/conntrack/listing.js";
 import type { NetDevice } from "../../../src/net/device.js";
-import { NAT_EVENTS, NAT_LIST, NAT_TRACE } from "./kernel-fixtures.js";
+import { FRAGMENT_TRACE, NAT_EVENTS, NAT_LIST, NAT_TRACE } from "./kernel-fixtures.js";
 import { TestHost, forward, fromHex, hex } from "./helpers.js";
 
 function routerWithKernelRules(): { host: TestHost; devs: Map<string, NetDevice> } {
@@ -64,4 +64,17 @@ test("conntrack goes through the kernel's event sequence and ends with the kerne
   const normalize = (l: string): string => l.replace(/^(\S+\s+\d+)\s+\d+/, "$1 T");
   assert.deepEqual(ct.list().split("\n").map(normalize).sort(), NAT_LIST.map(normalize).sort());
   assert.match(ct.list(), /^tcp {6}6 120 TIME_WAIT /m);
+});
+
+test("fragments are NATed one by one exactly as the kernel's reassemble-NAT-refragment leaves them", () => {
+  const { host, devs } = routerWithKernelRules();
+  assert.equal(FRAGMENT_TRACE.length, 8);
+  FRAGMENT_TRACE.forEach((step, n) => {
+    const skb = host.packet(fromHex(step.input));
+    const v = forward(host.netfilter, skb, devs.get(step.inDev)!, devs.get(step.outDev)!);
+    assert.equal(v, NfVerdict.ACCEPT, `fragment step ${n} verdict`);
+    assert.equal(hex(skb.bytes()), step.output, `fragment step ${n} (${step.inDev} -> ${step.outDev}) bytes`);
+  });
+  const entries = host.netfilter.conntrack.entries();
+  assert.deepEqual(entries.map((e) => [e.protoName, e.unreplied]), [["udp", true], ["icmp", false]]);
 });

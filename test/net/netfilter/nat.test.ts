@@ -12,7 +12,7 @@ import type { SkBuff } from "../../../src/skb/skbuff.js";
 import { formatIPv4 } from "../../../src/util/ip.js";
 import { verifyIpv4HeaderChecksum, verifyL4ChecksumV4 } from "../../../src/wire/checksum.js";
 import { DNAT_RANGE_CHOICES } from "./kernel-fixtures.js";
-import { TCP, TestHost, echo, forward, ip, tcpSeg, udpDgram, text } from "./helpers.js";
+import { TCP, TestHost, echo, forward, icmpMsg, ip, tcpSeg, udpDgram, text } from "./helpers.js";
 
 const src = (s: SkBuff) => formatIPv4(((s.data[s.head + 12]! << 24) | (s.data[s.head + 13]! << 16) | (s.data[s.head + 14]! << 8) | s.data[s.head + 15]!) >>> 0);
 const dst = (s: SkBuff) => formatIPv4(((s.data[s.head + 16]! << 24) | (s.data[s.head + 17]! << 16) | (s.data[s.head + 18]! << 8) | s.data[s.head + 19]!) >>> 0);
@@ -179,4 +179,35 @@ test("a zero UDP checksum stays zero through DNAT and SNAT", () => {
   assert.deepEqual([src(skb), dst(skb), dport(skb)], ["10.99.2.1", "10.99.2.2", 5353]);
   assert.deepEqual([skb.data[skb.head + 26], skb.data[skb.head + 27]], [0, 0]);
   assert.ok(verifyIpv4HeaderChecksum(skb.data, skb.head, 20));
+});
+
+test("an ICMP error the stack builds about a DNATed packet (attachRelated) leaves translated back, like the kernel's", () => {
+  const { host, lan, wan, nat, nf } = natRouter();
+  assert.ok(nat.append("PREROUTING", { dst: "10.99.3.3", proto: "udp", dport: 53, target: { kind: "DNAT", to: "10.99.2.2:5353" } }).ok);
+  const q = host.packet(udpDgram("10.99.1.2", 4000, "10.99.3.3", 53, text("q")));
+  assert.equal(forward(nf, q, lan, wan), NfVerdict.ACCEPT);
+  // The next hop is unreachable: icmp_send quotes the packet as forwarded (after DNAT, TTL 63).
+  const quoted = q.bytes().slice(0, 28);
+  const err = host.packet(icmpMsg("10.99.1.1", "10.99.1.2", 3, 1, 0, quoted, { tos: 0xc0, df: false }));
+  nf.attachRelated(err, q);
+  host.outputIp(err);
+  assert.equal(host.sent.length, 1);
+  const out = host.sent[0]!.skb;
+  assert.equal(src(out), "10.99.3.3", "outer source becomes the service address");
+  const inner = out.bytes().subarray(28);
+  assert.deepEqual([...inner.subarray(16, 20)], [10, 99, 3, 3], "quoted destination un-DNATed");
+  assert.equal((inner[22]! << 8) | inner[23]!, 53);
+  assert.ok(checksumsValid(out));
+});
+
+test("forgetting MASQUERADE bindings of an interface that went down (masq_device_event)", () => {
+  const { host, lan, wan, nat, nf } = natRouter();
+  assert.ok(nat.append("POSTROUTING", { outIface: "wan", target: { kind: "MASQUERADE" } }).ok);
+  assert.ok(nat.append("PREROUTING", { dst: "10.99.3.3", proto: "udp", target: { kind: "DNAT", to: "10.99.2.2" } }).ok);
+  forward(nf, host.packet(udpDgram("10.99.1.2", 1, "10.99.2.2", 53, text("q"))), lan, wan);
+  forward(nf, host.packet(udpDgram("10.99.1.2", 2, "10.99.2.2", 53, text("q"))), lan, wan);
+  forward(nf, host.packet(udpDgram("10.99.1.2", 3, "10.99.3.3", 53, text("q"))), lan, lan);
+  assert.equal(nf.conntrack.entries().length, 3);
+  assert.equal(nf.conntrack.flushMasquerade(wan.ifindex), 2);
+  assert.deepEqual(nf.conntrack.entries().map((e) => e.original.sport), [3]);
 });

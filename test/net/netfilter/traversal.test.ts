@@ -177,7 +177,7 @@ test("statistic --mode random splits like kube-proxy's 1/3, 1/2, rest chain, rep
     assert.ok(nat.append("PREROUTING", { proto: "tcp", dst: "10.96.0.10", statistic: { mode: "random", probability: 0.5 }, target: { kind: "DNAT", to: `${backends[1]}:80` } }).ok);
     assert.ok(nat.append("PREROUTING", { proto: "tcp", dst: "10.96.0.10", target: { kind: "DNAT", to: `${backends[2]}:80` } }).ok);
     const hits = [0, 0, 0];
-    for (let k = 0; k < 3000; k++) {
+    for (let k = 0; k < 1500; k++) {
       const skb = host.packet(tcpSeg("10.0.1.2", 10000 + k, "10.96.0.10", 80, TCP.SYN));
       host.netfilter.run(NfHook.PREROUTING, skb, eth0, null);
       const last = skb.data[skb.head + 19]!;
@@ -186,7 +186,7 @@ test("statistic --mode random splits like kube-proxy's 1/3, 1/2, rest chain, rep
     return hits;
   };
   const a = run(7);
-  for (const n of a) assert.ok(n > 900 && n < 1100, `even split ${a.join(",")}`);
+  for (const n of a) assert.ok(n > 400 && n < 600, `even split ${a.join(",")}`);
   assert.deepEqual(run(7), a, "same seed, same choices");
   assert.notDeepEqual(run(8), a);
 });

@@ -37,6 +37,18 @@ elif kind == "ack":
     pkt = ip(6, tcp(40003, 9998, 5000, 7000, 0x18, b"data"), 0x00, 0x3333)
 elif kind == "fin":
     pkt = ip(6, tcp(40004, 9998, 9000, 0, 0x09, b"bytes"), 0x00, 0x4444)
+elif kind == "bursts":
+    import time
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    for ttl, dst, pause in ((1, DST, 2.5), (64, "10.9.9.8", 0)):
+        for i in range(10):
+            icmp = struct.pack("!BBHHH", 8, 0, 0, 77, i) + b"x" * 8
+            icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+            h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0x5000 + i, 0x4000, ttl, 1, 0,
+                            socket.inet_aton(SRC), socket.inet_aton(dst))
+            s.sendto(h[:10] + struct.pack("!H", csum(h)) + h[12:] + icmp, (dst, 0))
+        time.sleep(pause)
+    raise SystemExit(0)
 else:
     raise SystemExit("unknown kind " + kind)
 s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)

@@ -92,6 +92,7 @@ const peerArb: fc.Arbitrary<NetworkPolicyPeer> = fc.oneof(
   nsSelectorArb.map((namespaceSelector) => ({ namespaceSelector })),
   fc.tuple(nsSelectorArb, selectorArb).map(([namespaceSelector, podSelector]) => ({ namespaceSelector, podSelector })),
   ipBlockArb,
+  fc.constant<NetworkPolicyPeer>({ ipBlock: { cidr: "2001:db8::/64", except: ["2001:db8::/96"] } }),
 );
 
 const portArb: fc.Arbitrary<NetworkPolicyPort> = fc.oneof(

@@ -1,6 +1,7 @@
 // Conntrack: one namespace's connection table (zone-less), on simulated time. Lookups skip and
-// reap expired entries; a full table (nf_conntrack_max) first reaps expired entries, then refuses
-// new connections ("nf_conntrack: table full, dropping packet") and counts the drop.
+// reap expired entries, and a cleanup pass runs at most once a minute when entries are created (the
+// gc worker's job); a full table (nf_conntrack_max) first reaps expired entries, then refuses new
+// connections ("nf_conntrack: table full, dropping packet") and counts the drop.
 
 import { CtDir, CtTable, F, G, Ips } from "./table.js";
 import { DEFAULT_CONNTRACK_CONFIG, NS_PER_SECOND, type ConntrackConfig } from "./timeouts.js";
@@ -20,12 +21,14 @@ export interface ConntrackStats {
   insert: number;
   insertFailed: number;
   drop: number;
-  earlyDrop: number;
   error: number;
   expired: number;
   /** Packets refused because the table was full. */
   tableFull: number;
 }
+
+/** How often creating entries triggers a cleanup pass (GC_SCAN_INTERVAL_MAX, 60 s). */
+const GC_INTERVAL_NS = 60 * NS_PER_SECOND;
 
 export const IPPROTO_ICMP = 1;
 export const IPPROTO_TCP = 6;
@@ -83,11 +86,12 @@ export class Conntrack {
     insert: 0,
     insertFailed: 0,
     drop: 0,
-    earlyDrop: 0,
     error: 0,
     expired: 0,
     tableFull: 0,
   };
+
+  private lastGc = 0;
 
   constructor(
     readonly clock: CtClock,
@@ -161,6 +165,7 @@ export class Conntrack {
     const t = this.table;
     const stamp = this.clock.executed;
     t.reapPending(stamp);
+    if (this.clock.now - this.lastGc >= GC_INTERVAL_NS) this.gc();
     let i = t.alloc(proto, src, dst, ports, dst, src, rports, stamp);
     if (i < 0) {
       this.gc();
@@ -203,6 +208,7 @@ export class Conntrack {
 
   /** Reaps every expired confirmed entry (the gc worker's pass); returns how many went. */
   gc(): number {
+    this.lastGc = this.clock.now;
     const t = this.table;
     let reaped = 0;
     for (let i = 0; i < t.rowsUsed; i++) {

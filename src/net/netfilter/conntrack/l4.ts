@@ -20,8 +20,9 @@ export function udpError(bytes: Uint8Array, h: ParsedHeaders, verifyChecksum: bo
   return verifyChecksum && !verifyL4ChecksumV4(bytes, h.l4Offset, udpLen, 17, h.src4, h.dst4);
 }
 
-export function udpPacket(ct: Conntrack, i: number, bytes: Uint8Array, h: ParsedHeaders, prerouting: boolean): number {
-  if (udpError(bytes, h, prerouting && ct.config.checksum)) return CtVerdict.INVALID;
+/** nf_conntrack_udp_packet; a first fragment skips the length/checksum checks (they cover the whole datagram). */
+export function udpPacket(ct: Conntrack, i: number, bytes: Uint8Array, h: ParsedHeaders, verify: boolean, fragment: boolean): number {
+  if (!fragment && udpError(bytes, h, verify && ct.config.checksum)) return CtVerdict.INVALID;
   const t = ct.table;
   const to = ct.config.timeouts;
   const status = t.status(i);

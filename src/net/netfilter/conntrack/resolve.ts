@@ -9,6 +9,7 @@ import { read16, read32 } from "../../../wire/bytes.js";
 import { verifyChecksum } from "../../../wire/checksum.js";
 import { CtState } from "../ct-state.js";
 import { IPPROTO_ICMP, IPPROTO_SCTP, IPPROTO_TCP, IPPROTO_UDP, invertPorts, packPorts, type Conntrack } from "./conntrack.js";
+import type { FragmentMemory } from "./fragments.js";
 import { Ips } from "./table.js";
 import { CtVerdict, tcpPacket } from "./tcp.js";
 import { genericPacket, grePacket, icmpIsError, icmpPacket, NR_ICMP_TYPES, udpPacket } from "./l4.js";
@@ -70,9 +71,10 @@ function relatedNode(ct: Conntrack, bytes: Uint8Array, h: ParsedHeaders): number
 }
 
 /**
- * Runs conntrack for a packet whose outer headers are parsed in h (a successful parseIp).
- * `prerouting` enables L4 checksum verification; `tagBase` is added to the entry index stored
- * in skb.ctEntry. Returns CtInResult.TABLE_FULL when a new entry could not be created.
+ * Runs conntrack for a packet whose outer headers are parsed in h. `prerouting` enables L4 checksum
+ * verification; `tagBase` is added to the entry index stored in skb.ctEntry; later fragments take
+ * their first fragment's entry from `frags`. Returns CtInResult.TABLE_FULL when a new entry could
+ * not be created.
  */
 export function conntrackIn(
   ct: Conntrack,
@@ -81,16 +83,43 @@ export function conntrackIn(
   h: ParsedHeaders,
   prerouting: boolean,
   tagBase: number,
+  frags: FragmentMemory,
 ): number {
-  if (h.status !== ParseStatus.OK || h.ipVersion !== 4 || h.fragOffset !== 0) {
+  if (h.ipVersion === 4 && h.fragOffset !== 0) {
+    // A later fragment: the connection of its datagram's first fragment, if that passed already.
+    const slot = frags.find(h.src4, h.dst4, fragKey(h), ct.clock.now);
+    if (slot < 0) {
+      ct.stats.invalid++;
+      setNoCt(skb);
+      return CtInResult.ACCEPT;
+    }
+    skb.ctEntry = frags.ctEntry(slot);
+    skb.ctState = frags.ctState(slot);
+    if (!h.moreFragments) frags.forget(slot);
+    return CtInResult.ACCEPT;
+  }
+  if (h.status !== ParseStatus.OK || h.ipVersion !== 4) {
     ct.stats.invalid++;
     setNoCt(skb);
     return CtInResult.ACCEPT;
   }
+  const r = resolve(ct, skb, bytes, h, prerouting, tagBase);
+  if (h.moreFragments && skb.ctEntry >= 0) frags.remember(h.src4, h.dst4, fragKey(h), skb.ctEntry, skb.ctState, ct.clock.now);
+  return r;
+}
+
+function fragKey(h: ParsedHeaders): number {
+  return h.fragId * 256 + h.ipProto;
+}
+
+/** Conntrack for a whole datagram or a first fragment (whose checksum and length cover data not here). */
+function resolve(ct: Conntrack, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, prerouting: boolean, tagBase: number): number {
+  const fragment = h.moreFragments;
+  const verify = prerouting && !fragment;
   const proto = h.ipProto;
   if (proto === IPPROTO_ICMP) {
     const icmpLen = h.ipTotalLen - h.ipHeaderLen;
-    const badSum = prerouting && ct.config.checksum && !verifyChecksum(bytes, h.l4Offset, h.l4Offset + icmpLen);
+    const badSum = verify && ct.config.checksum && !verifyChecksum(bytes, h.l4Offset, h.l4Offset + icmpLen);
     if (badSum || h.icmpType > NR_ICMP_TYPES) {
       ct.stats.error++;
       ct.stats.invalid++;
@@ -140,8 +169,8 @@ export function conntrackIn(
     else state = CtState.NEW;
 
     let verdict: number;
-    if (proto === IPPROTO_TCP) verdict = tcpPacket(ct, i, reply ? 1 : 0, bytes, h, prerouting);
-    else if (proto === IPPROTO_UDP) verdict = udpPacket(ct, i, bytes, h, prerouting);
+    if (proto === IPPROTO_TCP) verdict = tcpPacket(ct, i, reply ? 1 : 0, bytes, h, verify);
+    else if (proto === IPPROTO_UDP) verdict = udpPacket(ct, i, bytes, h, verify, fragment);
     else if (proto === IPPROTO_ICMP) verdict = icmpPacket(ct, i);
     else if (proto === IPPROTO_GRE) verdict = grePacket(ct, i);
     else verdict = genericPacket(ct, i);

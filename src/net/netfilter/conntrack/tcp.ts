@@ -354,10 +354,10 @@ function canEarlyDrop(state: number): boolean {
   );
 }
 
-/** nf_conntrack_tcp_packet. `prerouting` enables the checksum check as the kernel does only there. */
-export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Array, h: ParsedHeaders, prerouting: boolean): number {
+/** nf_conntrack_tcp_packet. `verify` enables the checksum check (the kernel checks only at PREROUTING). */
+export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Array, h: ParsedHeaders, verify: boolean): number {
   const t = ct.table;
-  if (tcpError(bytes, h, prerouting && ct.config.checksum)) return CtVerdict.INVALID;
+  if (tcpError(bytes, h, verify && ct.config.checksum)) return CtVerdict.INVALID;
   if (!t.confirmed(i) && !tcpNew(ct, i, bytes, h)) return CtVerdict.INVALID;
 
   const u = t.u32;

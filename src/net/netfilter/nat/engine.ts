@@ -55,14 +55,18 @@ export class NatEngine {
     this.setup(i, { flags: NatRangeFlag.MAP_IPS, minAddr: addr, maxAddr: addr, minPort: 0, maxPort: 0 }, manip);
   }
 
-  /** nf_nat_packet: rewrites the packet at ip when the entry's binding applies to this hook and direction. */
-  apply(i: number, dir: number, manip: number, bytes: Uint8Array, ip: number, end: number): boolean {
+  /**
+   * nf_nat_packet: rewrites the packet at ip when the entry's binding applies to this hook and
+   * direction. `l4` = false for a later fragment: only its IP header is rewritten (the first
+   * fragment's L4 checksum already covers the whole datagram).
+   */
+  apply(i: number, dir: number, manip: number, bytes: Uint8Array, ip: number, end: number, l4 = true): boolean {
     const t = this.ct.table;
     if (!(t.status(i) & statusBitFor(manip, dir))) return true;
     const other = 1 - dir;
     const proto = t.proto(i);
     // Aim to look like the inverse of the other direction.
-    return manipPacket(bytes, ip, end, t.dst(i, other), t.src(i, other), invertPorts(proto, t.ports(i, other)), proto, manip);
+    return manipPacket(bytes, ip, end, t.dst(i, other), t.src(i, other), invertPorts(proto, t.ports(i, other)), l4 ? proto : 0, manip);
   }
 
   /** True when apply() would rewrite a packet of direction dir at this manip. */

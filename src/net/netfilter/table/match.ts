@@ -73,8 +73,8 @@ export function ruleMatches(r: NfRule, c: MatchContext, env: MatchEnv): boolean 
   if (has & M.IN && ifaceMatches(c.inName, r.inName, r.inPrefix) === r.inInv) return false;
   if (has & M.OUT && ifaceMatches(c.outName, r.outName, r.outPrefix) === r.outInv) return false;
   if (has & (M.SPORT | M.DPORT | M.MULTIPORT | M.TCPFLAGS | M.ICMP)) {
-    // L4 matches need the first fragment with a parsed header.
-    if (h.fragOffset !== 0 || h.l4Offset < 0) return false;
+    // L4 matches need the first fragment with a complete header.
+    if (h.fragOffset !== 0 || h.l4Offset < 0 || h.status !== 0) return false;
     if (has & M.SPORT && (h.srcPort >= r.sportLo && h.srcPort <= r.sportHi) === r.sportInv) return false;
     if (has & M.DPORT && (h.dstPort >= r.dportLo && h.dstPort <= r.dportHi) === r.dportInv) return false;
     if (has & M.MULTIPORT) {

@@ -1,0 +1,36 @@
+// Per-call state of a netfilter hook run (one per nesting depth: REJECT replies and PROGRAMs may
+// re-enter run()), and how drop sites name the deciding table, chain and rule.
+
+import type { SkBuff } from "../../skb/skbuff.js";
+import { ParsedHeaders } from "../../wire/headers.js";
+import type { NetDevice } from "../device.js";
+import { MatchContext } from "./table/match.js";
+import type { NfRule } from "./table/rule.js";
+import type { NfChain, NfTable } from "./table/table.js";
+import { CONTINUE, Traversal, type TargetExecutor } from "./table/traverse.js";
+
+export class Frame {
+  /** Runs a non-standard target for this frame's packet (bound once, no allocation per packet). */
+  exec: TargetExecutor = () => CONTINUE;
+  readonly h = new ParsedHeaders();
+  readonly ctx = new MatchContext();
+  readonly trav = new Traversal();
+  skb: SkBuff | null = null;
+  inDev: NetDevice | null = null;
+  outDev: NetDevice | null = null;
+  hook = 0;
+  table: NfTable | null = null;
+  dropReason = 0;
+  dropSite = "";
+  dropExplanation: string | undefined = undefined;
+  dropDstIdentity = 0;
+  reply: Uint8Array | null = null;
+}
+
+export function siteOf(table: string, chain: NfChain | null, position: number, rule: NfRule | null): string {
+  const chainName = chain?.name ?? "?";
+  if (position === 0 || rule === null) return `netfilter/${table}/${chainName}:policy`;
+  const comment = rule.comment;
+  return `netfilter/${table}/${chainName}#${position}${comment !== undefined ? ` "${comment}"` : ""}`;
+}
+
