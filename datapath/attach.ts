@@ -38,7 +38,7 @@ export class DatapathAttachment implements AttachedProgram {
   readonly ctx: DatapathCtx;
   dropReason = 0;
   dropSite = "";
-  dropExplanation?: string;
+  dropExplanation: string | undefined = undefined;
   /** Destination identity of the last drop (the device's drop record takes it once it passes it on). */
   dropDstIdentity = 0;
   redirectIfindex = 0;
@@ -73,8 +73,7 @@ export class DatapathAttachment implements AttachedProgram {
     this.dropSite = ctx.site;
     this.dropDstIdentity = ctx.dstIdentity;
     const explanation = ctx.hasPolicyRef && this.options.explain ? this.options.explain(ctx.policyRef, ctx.config.nodeName) : undefined;
-    if (explanation !== undefined) this.dropExplanation = explanation;
-    else if (this.dropExplanation !== undefined) delete this.dropExplanation;
+    this.dropExplanation = explanation;
     return TC_ACT_SHOT;
   }
 

@@ -39,7 +39,7 @@ export interface DatapathConfig {
   readonly nodePortMode: NodePortMode;
   /** Masquerade pod traffic leaving through the host netdev (eBPF masquerade). */
   readonly masquerade: boolean;
-  /** Destinations inside this prefix are not masqueraded (the cluster's pod CIDR). */
+  /** Destinations inside this prefix are not masqueraded (the cluster's pod CIDR); length 0 = no such prefix. */
   readonly nonMasqueradeAddr: number;
   readonly nonMasqueradeLen: number;
   /** Source ports the SNAT engine allocates from (Cilium: NODEPORT_PORT_MIN_NAT .. MAX_NAT). */

@@ -90,7 +90,7 @@ export function ctCreate(ctx: DatapathCtx, dir: CtDir): number {
   const v = ct.values;
   const base = slot * CT_VALUE_WORDS;
   if (!ct.created) {
-    // A stale entry of a reused tuple: start over.
+    // The tuple already had an entry (an ICMP error's own tuple, which lookups do not consult): start over.
     v.fill(0, base, base + CT_VALUE_WORDS);
     ct.setExpiry(slot, ctx.now + lifetimeFor(ctx.proto, tcpFlags, dir));
   }
@@ -99,7 +99,8 @@ export function ctCreate(ctx: DatapathCtx, dir: CtDir): number {
   v[base + CtValue.FLAGS] = flags;
   v[base + CtValue.TCP_FLAGS_SEEN] = tcpFlags;
   v[base + CtValue.REV_NAT_INDEX] = ctx.revNatIndex;
-  v[base + CtValue.BACKEND_ID] = dir === CtDir.SERVICE ? ctx.backendId : ctx.tunnelReturn;
+  if (dir === CtDir.SERVICE) v[base + CtValue.BACKEND_ID] = ctx.backendId;
+  else v[base + CT_TUNNEL_RETURN] = ctx.tunnelReturn;
   v[base + CtValue.SRC_IDENTITY] = ctx.srcIdentity;
   v[base + CtValue.ORIG_SADDR] = ctx.origSaddr;
   v[base + CtValue.ORIG_DADDR] = ctx.origDaddr;
@@ -170,7 +171,7 @@ function touch(ctx: DatapathCtx, slot: number, reply: boolean, dir: CtDir): CtSt
   const revNat = v[base + CtValue.REV_NAT_INDEX]!;
   if (revNat !== 0) ctx.revNatIndex = revNat;
   if (dir === CtDir.SERVICE) ctx.backendId = v[base + CtValue.BACKEND_ID]!;
-  else if ((flags & CtFlag.NODE_PORT) !== 0) ctx.tunnelReturn = v[base + CtValue.BACKEND_ID]!;
+  else if ((flags & CtFlag.NODE_PORT) !== 0) ctx.tunnelReturn = v[base + CT_TUNNEL_RETURN]!;
   return status;
 }
 

@@ -10,8 +10,6 @@ import { IPPROTO_IPIP } from "../../src/wire/ipip.js";
 import { emitUdp, type UdpRepr } from "../../src/wire/udp.js";
 import { emitVxlan, VXLAN_FLAG_I, type VxlanRepr } from "../../src/wire/vxlan.js";
 import { IPPROTO_UDP } from "../../src/wire/checksum.js";
-import { parseFrame } from "../../src/wire/headers.js";
-import { readMac, writeMac } from "../../src/util/mac.js";
 import { Xlate, type DatapathCtx } from "../ctx.js";
 import { ensureEthernet } from "./l3.js";
 
@@ -107,9 +105,9 @@ export function encapIpip(ctx: DatapathCtx, outerSrc: number, outerDst: number):
 
 /**
  * Strips the outer headers of a parsed VXLAN packet (ctx.hdr.tunnel VXLAN), leaving the inner Ethernet
- * frame; skb.tunnelSrc / tunnelId record the outer source and VNI. Returns the parse status of the inner frame.
+ * frame (parse it next); skb.tunnelSrc / tunnelId record the outer source and VNI.
  */
-export function decapVxlan(ctx: DatapathCtx): number {
+export function decapVxlan(ctx: DatapathCtx): void {
   const skb = ctx.skb;
   const hdr = ctx.hdr;
   skb.tunnelSrc = hdr.src4 >>> 0;
@@ -118,25 +116,21 @@ export function decapVxlan(ctx: DatapathCtx): number {
   skb.tail = hdr.end;
   skb.pull(hdr.innerOffset - skb.head);
   ctx.xlate |= Xlate.DECAP;
-  return parseFrame(skb.data, skb.head, skb.tail, hdr);
 }
 
-/** Strips the outer IPv4 header of an IPIP packet, moving the Ethernet header up to the inner datagram. */
-export function decapIpip(ctx: DatapathCtx): number {
+/** Strips the outer IPv4 header of a parsed IPIP packet, moving the Ethernet header up to the inner datagram (parse it next). */
+export function decapIpip(ctx: DatapathCtx): void {
   const skb = ctx.skb;
   const hdr = ctx.hdr;
   const b = skb.data;
   skb.tunnelSrc = hdr.src4 >>> 0;
   skb.tunnelId = 0;
   ctx.tunnelPeer = skb.tunnelSrc;
-  const dstMac = readMac(b, skb.head);
-  const srcMac = readMac(b, skb.head + 6);
+  const macs = skb.head;
   skb.tail = hdr.end;
   skb.pull(hdr.innerOffset - 14 - skb.head);
-  writeMac(b, skb.head, dstMac);
-  writeMac(b, skb.head + 6, srcMac);
+  b.copyWithin(skb.head, macs, macs + 12);
   b[skb.head + 12] = EtherType.IPV4 >>> 8;
   b[skb.head + 13] = EtherType.IPV4 & 0xff;
   ctx.xlate |= Xlate.DECAP;
-  return parseFrame(b, skb.head, skb.tail, hdr);
 }

@@ -7,7 +7,6 @@ import { IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, checksumReplace16 } from "../..
 import { EtherType } from "../../src/wire/ethernet.js";
 import { IcmpType } from "../../src/wire/icmp.js";
 import { IPV4_DST_FIELD, IPV4_SRC_FIELD, L4_DST_PORT_FIELD, L4_SRC_PORT_FIELD, rewriteIpv4Address, rewriteL4Port } from "../../src/wire/nat-rewrite.js";
-import { writeMac } from "../../src/util/mac.js";
 import type { DatapathCtx } from "../ctx.js";
 import { DropReason } from "../reasons.js";
 
@@ -100,14 +99,6 @@ export function decrementTtl(ctx: DatapathCtx): number {
   write16(bytes, l3 + 10, checksumReplace16(check, (ttl << 8) | proto, ((ttl - 1) << 8) | proto));
   ctx.hdr.ttl = ttl - 1;
   return 0;
-}
-
-/** Writes destination and source MAC at the frame start (L2 frames only). */
-export function writeEthernet(ctx: DatapathCtx, dst: number, src: number): void {
-  const bytes = ctx.skb.data;
-  const at = ctx.skb.head;
-  writeMac(bytes, at, dst);
-  writeMac(bytes, at + 6, src);
 }
 
 /** Writes a MAC given as its high 16 and low 32 bits (map value words): no 48-bit doubles on the hot path. */

@@ -46,41 +46,38 @@ export function lbTranslate(ctx: DatapathCtx, svc: number): number {
   const timeoutSec = sv[svc * SVC_VALUE_WORDS + SvcValue.AFFINITY_TIMEOUT_S]!;
   const vip = lb.services.keys[svc * 3]!;
   const svcPorts = lb.services.keys[svc * 3 + 1]!;
-  ctx.site = "datapath/lib/lb:no-backend";
-  if (count === 0) return DropReason.NO_SERVICE;
+  if (count === 0) return noBackend(ctx);
   const affinity = (flags & ServiceFlag.AFFINITY) !== 0;
 
-  const status = ctLookup(ctx, CtDir.SERVICE);
   let backendId = 0;
   let backend = -1;
-  if (status === CtStatus.NEW) {
+  if (ctLookup(ctx, CtDir.SERVICE) === CtStatus.NEW) {
     if (affinity) backendId = affinityBackend(ctx, revNat, timeoutSec);
     if (backendId !== 0) backend = lb.lookupBackend(backendId);
     if (backend < 0) {
       backendId = selectBackend(ctx, vip, svcPorts, count);
       backend = backendId === 0 ? -1 : lb.lookupBackend(backendId);
-      if (backend < 0) return DropReason.NO_SERVICE;
+      if (backend < 0) return noBackend(ctx);
     }
     ctx.backendId = backendId;
     ctx.revNatIndex = revNat;
-    if (ctCreate(ctx, CtDir.SERVICE) !== 0) return DropReason.NO_SERVICE;
+    if (ctCreate(ctx, CtDir.SERVICE) !== 0) return noBackend(ctx); // fail closed, as Cilium
   } else {
-    const entry = ctx.ctSlot;
+    const v = ctx.maps.ct.values;
+    const entry = ctx.ctSlot * CT_VALUE_WORDS;
     backendId = ctx.backendId;
-    const stale = ctx.maps.ct.values[entry * CT_VALUE_WORDS + CtValue.REV_NAT_INDEX] !== revNat;
-    backend = stale ? -1 : lb.lookupBackend(backendId);
+    const sameService = v[entry + CtValue.REV_NAT_INDEX] === revNat;
+    backend = sameService ? lb.lookupBackend(backendId) : -1;
     if (backend < 0) {
       // The entry belongs to another service, or its backend was removed: select again.
       backendId = (affinity ? affinityBackend(ctx, revNat, timeoutSec) : 0) || selectBackend(ctx, vip, svcPorts, count);
       backend = backendId === 0 ? -1 : lb.lookupBackend(backendId);
-      if (backend < 0) return DropReason.NO_SERVICE;
-      const v = ctx.maps.ct.values;
-      v[entry * CT_VALUE_WORDS + CtValue.REV_NAT_INDEX] = revNat;
-      v[entry * CT_VALUE_WORDS + CtValue.BACKEND_ID] = backendId;
+      if (backend < 0) return noBackend(ctx);
+      v[entry + CtValue.REV_NAT_INDEX] = revNat;
+      v[entry + CtValue.BACKEND_ID] = backendId;
     }
   }
   if (affinity) storeAffinity(ctx, revNat, backendId);
-  ctx.site = "";
   ctx.revNatIndex = revNat;
   ctx.backendId = backendId;
   const bv = lb.backends.values;
@@ -91,6 +88,11 @@ export function lbTranslate(ctx: DatapathCtx, svc: number): number {
   ctx.ctDaddr = addr;
   ctx.ctDport = port;
   return 0;
+}
+
+function noBackend(ctx: DatapathCtx): number {
+  ctx.site = "datapath/lib/lb:no-backend";
+  return DropReason.NO_SERVICE;
 }
 
 /**

@@ -4,7 +4,7 @@
 // PolicyDropRef in ctx for the explanation.
 import { IPPROTO_ICMP } from "../../src/wire/checksum.js";
 import { ReservedIdentity } from "../identity.js";
-import { PolicyVerdict } from "../maps/policy.js";
+import { Direction, PolicyVerdict } from "../maps/policy.js";
 import { DropReason } from "../reasons.js";
 import type { DatapathCtx } from "../ctx.js";
 import { PolicyCtMode } from "./config.js";
@@ -52,6 +52,6 @@ export function policyCheck(ctx: DatapathCtx, epSlot: number, direction: number,
   ref.verdict = verdict;
   ref.ruleRef = policy.lastRuleRef;
   ctx.hasPolicyRef = true;
-  ctx.site = direction === 0 ? "datapath/lib/policy:ingress" : "datapath/lib/policy:egress";
+  ctx.site = direction === Direction.INGRESS ? "datapath/lib/policy:ingress" : "datapath/lib/policy:egress";
   return verdict === PolicyVerdict.DENY ? DropReason.POLICY_DENY : DropReason.POLICY_DENIED;
 }

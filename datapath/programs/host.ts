@@ -47,10 +47,12 @@ function runFromNetdev(ctx: DatapathCtx): Verdict {
   if (isNodeIp(config, ctx.daddr)) {
     if (config.encap === EncapKind.VXLAN && hdr.tunnel === TunnelKind.VXLAN && hdr.dstPort === config.tunnelPort) {
       if (!config.vniFromIdentity && hdr.vni !== config.vni) return dropPacket(ctx, DropReason.INVALID_VNI, HostSite.DECAP);
-      return handleFromOverlay(ctx, decapVxlan(ctx) === 0 ? parsePacket(ctx) : DropReason.INVALID_PACKET);
+      decapVxlan(ctx);
+      return handleFromOverlay(ctx, parsePacket(ctx));
     }
     if (config.encap === EncapKind.IPIP && ctx.proto === IPPROTO_IPIP) {
-      return handleFromOverlay(ctx, decapIpip(ctx) === 0 ? parsePacket(ctx) : DropReason.INVALID_PACKET);
+      decapIpip(ctx);
+      return handleFromOverlay(ctx, parsePacket(ctx));
     }
   }
   ctx.srcIdentity = resolveIdentity(ctx, ctx.saddr);

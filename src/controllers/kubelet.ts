@@ -7,7 +7,7 @@ import type { KubeObject } from "../k8s/index.js";
 import { NS_PER_SECOND, seconds } from "./clock.js";
 import type { ControllerContext } from "./context.js";
 import type { PodIpAllocator } from "./ip-allocator.js";
-import { isTerminating, podKey, podPhase, type Pod } from "./objects.js";
+import { isTerminating, podKey, podPhase, writeStatus, type Pod } from "./objects.js";
 
 export interface KubeletOptions {
   /** Create and start containers once the image is on the node (default 1 s). */
@@ -74,7 +74,8 @@ export class Kubelets {
     const now = this.ctx.wall.timestamp();
     const hostIP = node.status?.addresses?.find((a) => a.type === "InternalIP")?.address;
     this.ctx.store.modify("Pod", pod.metadata.namespace, pod.metadata.name, (p) => {
-      const status = (p.status ??= {}) as Status;
+      const status: Status = { ...p.status };
+      writeStatus(p, status);
       if (hostIP !== undefined) {
         status.hostIP = hostIP;
         status.hostIPs = [{ ip: hostIP }];
@@ -133,7 +134,8 @@ export class Kubelets {
     }
     this.images.set(nodeName, present);
     this.ctx.store.modify("Pod", current.metadata.namespace, current.metadata.name, (p) => {
-      const status = (p.status ??= {}) as Status;
+      const status: Status = { ...p.status };
+      writeStatus(p, status);
       status.phase = "Running";
       if (ip !== null) {
         status.podIP = ip;

@@ -61,3 +61,8 @@ export function scaledValue(value: number | string | undefined, total: number, r
 
 /** A copy of a JSON-shaped value that can be changed (store objects are frozen). */
 export const copy = <T>(value: T): T => structuredClone(value);
+
+/** kubernetes-types marks some status fields read-only (clients never write them); controllers do. */
+export function writeStatus<S>(obj: { readonly status?: S | undefined }, status: S): void {
+  (obj as { status?: S }).status = status;
+}

@@ -8,7 +8,7 @@ import { NS_PER_SECOND } from "./clock.js";
 import type { ControllerContext } from "./context.js";
 import { deletePod } from "./pod-deletion.js";
 import { podFromTemplate } from "./pod-template.js";
-import { isActivePod, isControlledBy, isPodReady, podCondition, podPhase, type Pod } from "./objects.js";
+import { isActivePod, isControlledBy, isPodReady, podCondition, podPhase, writeStatus, type Pod } from "./objects.js";
 
 type ReplicaSet = KubeObject<"ReplicaSet">;
 const SOURCE = { component: "replicaset-controller" };
@@ -90,7 +90,7 @@ export class ReplicaSetController {
     };
     if (sameStatus(rs.status, status)) return;
     this.ctx.store.modify("ReplicaSet", rs.metadata.namespace, rs.metadata.name, (r) => {
-      r.status = { ...r.status, ...status };
+      writeStatus(r, { ...r.status, ...status });
     });
   }
 }

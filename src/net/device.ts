@@ -128,14 +128,10 @@ export abstract class NetDevice {
       return false;
     }
     const explanation = prog.dropExplanation;
-    this.world.drop(
-      skb,
-      this.site(point),
-      prog.dropReason,
-      prog.dropSite,
-      this.l2,
-      explanation !== undefined ? { explanation } : undefined,
-    );
+    this.world.drop(skb, this.site(point), prog.dropReason, prog.dropSite, this.l2, {
+      ...(explanation !== undefined ? { explanation } : {}),
+      dstIdentity: prog.dropDstIdentity ?? 0,
+    });
     return false;
   }
 }

@@ -21,7 +21,9 @@ export interface AttachedProgram {
   run(skb: SkBuff, dev: NetDevice, point: HookPoint): number;
   dropReason: number;
   dropSite: string;
-  dropExplanation?: string;
+  dropExplanation?: string | undefined;
+  /** Destination security identity of the dropped packet, when the program resolved it (0 otherwise). */
+  dropDstIdentity?: number;
   redirectIfindex: number;
   redirectIngress: boolean;
 }

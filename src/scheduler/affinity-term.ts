@@ -1,6 +1,7 @@
 // Pod (anti-)affinity terms compiled once per pod (framework.AffinityTerm): the label selector, the
 // namespaces the term covers and its namespace selector, and the topology key.
-import type { LabelSelector, PodAffinityTerm, WeightedPodAffinityTerm } from "kubernetes-types/core/v1.js";
+import type { PodAffinityTerm, WeightedPodAffinityTerm } from "kubernetes-types/core/v1.js";
+import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { compileSelector, type CompiledSelector, type Labels } from "../k8s/selector.js";
 
 /** metav1.LabelSelectorAsSelector: nil selects nothing, {} selects everything. */

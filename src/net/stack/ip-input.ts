@@ -66,15 +66,11 @@ function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: numbe
   const len = skb.length;
   counters.InReceives++;
   ns.counters.ipExt.InOctets += len;
-  const bad = (field: string, why: string, offset = 0): void => {
-    counters.InHdrErrors++;
-    ns.dropPacket(skb, dev, "ip-rcv", DropReason.INVALID_PACKET, `net/stack/input:${field}`, `ipv4.${field} at byte ${offset}: ${why}`);
-  };
-  if (len < IPV4_HEADER) return bad("header", `truncated, ${len} bytes`);
+  if (len < IPV4_HEADER) return headerError(ns, dev, skb, "header", `truncated, ${len} bytes`, 0);
   const hlen = (b[ip]! & 0x0f) * 4;
-  if (b[ip]! >>> 4 !== 4) return bad("version", `version ${b[ip]! >>> 4}, expected 4`);
-  if (hlen < IPV4_HEADER) return bad("ihl", `header length ${hlen} below 20`);
-  if (hlen > len) return bad("options", `header length ${hlen} beyond the ${len} bytes present`);
+  if (b[ip]! >>> 4 !== 4) return headerError(ns, dev, skb, "version", `version ${b[ip]! >>> 4}, expected 4`, 0);
+  if (hlen < IPV4_HEADER) return headerError(ns, dev, skb, "ihl", `header length ${hlen} below 20`, 0);
+  if (hlen > len) return headerError(ns, dev, skb, "options", `header length ${hlen} beyond the ${len} bytes present`, 0);
   if (!verifyIpv4HeaderChecksum(b, ip, hlen)) {
     ns.counters.ipExt.InCsumErrors++;
     counters.InHdrErrors++;
@@ -87,7 +83,7 @@ function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: numbe
     ns.dropPacket(skb, dev, "ip-rcv", DropReason.INVALID_PACKET, "net/stack/input:truncated", `ipv4.totalLength at byte 2: ${total}, only ${len} bytes present`);
     return;
   }
-  if (total < hlen) return bad("totalLength", `${total} below header length ${hlen}`, 2);
+  if (total < hlen) return headerError(ns, dev, skb, "totalLength", `${total} below header length ${hlen}`, 2);
   skb.trim(total);
   if (hlen > IPV4_HEADER) {
     const optionError = checkIpv4Options(b, ip + IPV4_HEADER, ip + hlen);
@@ -100,6 +96,12 @@ function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: numbe
   }
   if (ns.netfilter.run(NfHook.PREROUTING, skb, dev, null) !== NfVerdict.ACCEPT) return;
   receiveFinish(ns, dev, skb, pktType);
+}
+
+/** An IPv4 header field failed validation: InHdrErrors and an INVALID_PACKET drop naming the field. */
+function headerError(ns: NetNamespace, dev: NetDevice, skb: SkBuff, field: string, why: string, offset: number): void {
+  ns.counters.ip.InHdrErrors++;
+  ns.dropPacket(skb, dev, "ip-rcv", DropReason.INVALID_PACKET, `net/stack/input:${field}`, `ipv4.${field} at byte ${offset}: ${why}`);
 }
 
 function receiveFinish(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: number): void {

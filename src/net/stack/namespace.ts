@@ -48,9 +48,7 @@ interface PendingDelivery {
 }
 
 const runDelivery = (d: PendingDelivery): void => {
-  const world = d.ns.world;
-  world.ledger.deliver(DeliveryKind.SOCKET);
-  if (world.tracer.hops) world.hop(d.skb, d.ns.site(d.info.dev, "socket"), TracePoint.TO_SOCKET, `port ${d.info.dstPort}`, false);
+  d.ns.world.ledger.deliver(DeliveryKind.SOCKET);
   d.handler(d.skb, d.info);
 };
 
@@ -303,6 +301,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
   /** Hands the packet at skb.head (IPv4) to a bound handler with head moved to the transport header. */
   deliverToSocket(binding: Binding, skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): void {
     const info = this.socketInfo(skb, dev, srcPort, dstPort);
+    if (this.world.tracer.hops) this.world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
     skb.pull((skb.data[skb.head]! & 0x0f) * 4);
     if (binding.mode === SocketMode.TUNNEL) binding.handler(skb, info);
     else this.world.sim.schedule(0, runDelivery, { handler: binding.handler, skb, info, ns: this });

@@ -53,8 +53,17 @@ export interface PreFilterOutcome {
 
 export interface PostFilterOutcome {
   readonly status: Status;
-  /** The node preemption made room on (status.nominatedNodeName). */
+  /** The node preemption makes room on (status.nominatedNodeName). */
   readonly nominatedNode?: string;
+  /** Pods to evict so that the pod fits on nominatedNode. */
+  readonly victims?: readonly PodInfo[];
+}
+
+/** What PostFilter plugins (preemption) may run: the filters and the PreFilter extensions. */
+export interface FilterRunner {
+  runFilters(state: CycleState, node: NodeInfo): Status | null;
+  addPod(state: CycleState, pod: PodInfo, node: NodeInfo): void;
+  removePod(state: CycleState, pod: PodInfo, node: NodeInfo): void;
 }
 
 export interface Plugin {

@@ -38,7 +38,7 @@ function namedNodes(spec: NodeAffinitySpec | undefined): Set<string> | null {
     for (const r of t.matchFields ?? []) {
       if (r.key !== "metadata.name" || r.operator !== "In") continue;
       const s = new Set(r.values ?? []);
-      names = names === null ? s : new Set([...names].filter((n) => s.has(n)));
+      names = names === null ? s : new Set([...names].filter((n: string) => s.has(n)));
     }
     // A term without a metadata.name restriction admits every node: the terms are ORed.
     if (names === null) return null;

@@ -58,7 +58,7 @@ describe("VXLAN encapsulation", () => {
     const arrived = skbOf(skb.bytes().slice());
     n.ctx.begin(arrived, 1, true, 0, 0, 0);
     assert.equal(parsePacket(n.ctx), 0);
-    assert.equal(decapVxlan(n.ctx), 0);
+    decapVxlan(n.ctx);
     assert.deepEqual(arrived.bytes(), inner);
     assert.deepEqual([arrived.tunnelSrc, arrived.tunnelId], [N1, 77]);
   });
@@ -94,7 +94,7 @@ describe("IPIP encapsulation", () => {
     const arrived = skbOf(skb.bytes().slice());
     n.ctx.begin(arrived, 1, true, 0, 0, 0);
     assert.equal(parsePacket(n.ctx), 0);
-    assert.equal(decapIpip(n.ctx), 0);
+    decapIpip(n.ctx);
     assert.deepEqual(arrived.bytes(), inner);
     assert.equal(arrived.tunnelSrc, N1);
   });

@@ -48,7 +48,7 @@ function pythonBin(): string {
 export function kernelSkipReason(): string | null {
   if (cachedSkip !== undefined) return cachedSkip;
   cachedSkip = probe();
-  if (cachedSkip !== null) console.log(`# kernel tests skipped: ${cachedSkip}`);
+  if (cachedSkip !== null) console.log(`kernel tests skipped: ${cachedSkip}`);
   return cachedSkip;
 }
 

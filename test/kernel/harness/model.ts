@@ -47,11 +47,15 @@ export class ModelLab {
     return seen;
   }
 
-  /** dev transmits the frames (one event each, in order) and the simulation runs until idle. */
-  send(dev: NetDevice, frames: readonly Uint8Array[]): void {
+  /**
+   * dev transmits the frames in order, the simulation running stepNs (default 1 ms) after each, as
+   * the kernel lab's frames are handled within a millisecond or so of each other. Not "until idle":
+   * that would also fire timers (neighbour probes, ageing) the short kernel run never reaches.
+   */
+  send(dev: NetDevice, frames: readonly Uint8Array[], stepNs = 1_000_000): void {
     for (const f of frames) {
       dev.transmit(SkBuff.fromBytes(this.world.ledger.admit(), f));
-      this.sim.run();
+      this.sim.runUntil(this.sim.now + stepNs);
     }
   }
 }
