@@ -103,7 +103,9 @@ function finishOutput(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDe
     outDev.transmit(skb);
     return;
   }
-  const nextHop = route.via !== 0 ? route.via : read32(skb.data, skb.head + IPV4_DST_FIELD);
+  // Limited broadcast and multicast destinations are their own next hop (no gateway, a fixed MAC).
+  const dst = read32(skb.data, skb.head + IPV4_DST_FIELD);
+  const nextHop = route.via !== 0 && dst !== 0xffffffff && dst >>> 28 !== 0xe ? route.via : dst;
   ns.neigh.output(outDev, nextHop, skb);
 }
 

@@ -54,7 +54,13 @@ export interface NodeAffinityArgs {
   readonly addedAffinity?: NodeAffinity;
 }
 
+export interface DefaultPreemptionArgs {
+  readonly minCandidateNodesPercentage: number;
+  readonly minCandidateNodesAbsolute: number;
+}
+
 export interface PluginArgs {
+  readonly DefaultPreemption: DefaultPreemptionArgs;
   readonly NodeResourcesFit: NodeResourcesFitArgs;
   readonly NodeResourcesBalancedAllocation: BalancedAllocationArgs;
   readonly InterPodAffinity: InterPodAffinityArgs;
@@ -74,6 +80,7 @@ export const SYSTEM_DEFAULT_CONSTRAINTS: readonly TopologySpreadConstraint[] = [
 ];
 
 export const DEFAULT_PLUGIN_ARGS: PluginArgs = {
+  DefaultPreemption: { minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100 },
   NodeResourcesFit: {
     ignoredResources: [],
     ignoredResourceGroups: [],

@@ -75,8 +75,7 @@ export class Framework implements FilterRunner {
       if (s !== null && s.code !== Code.SUCCESS) return { status: { ...s, plugin: p.name }, nodeNames: null };
       if (out.nodeNames !== undefined) {
         narrowing.push(p.name);
-        const given = out.nodeNames;
-        names = names === null ? new Set(given) : new Set([...names].filter((n) => given.has(n)));
+        names = intersect(names, out.nodeNames);
         if (names.size === 0) {
           const msg =
             narrowing.length === 1 ? `node(s) didn't satisfy plugin ${narrowing[0]}` : `node(s) didn't satisfy plugin(s) [${narrowing.join(" ")}] simultaneously`;
@@ -152,6 +151,13 @@ export class Framework implements FilterRunner {
   }
 }
 
+function intersect(a: ReadonlySet<string> | null, b: ReadonlySet<string>): Set<string> {
+  if (a === null) return new Set(b);
+  const out = new Set<string>();
+  for (const n of a) if (b.has(n)) out.add(n);
+  return out;
+}
+
 function createPlugin(name: string, handle: Handle, runner: FilterRunner, profile: SchedulerProfile): Plugin | null {
   const args = profile.args;
   switch (name) {
@@ -174,7 +180,7 @@ function createPlugin(name: string, handle: Handle, runner: FilterRunner, profil
     case PluginName.INTER_POD_AFFINITY:
       return interPodAffinityPlugin(handle, args.InterPodAffinity);
     case PluginName.DEFAULT_PREEMPTION:
-      return defaultPreemptionPlugin(handle, runner);
+      return defaultPreemptionPlugin(handle, runner, args.DefaultPreemption);
     default:
       // PrioritySort and DefaultBinder are the scheduler's own steps; volume plugins, SchedulingGates
       // and ImageLocality are not modelled (no volumes, no node image lists): they never reject a

@@ -5,6 +5,7 @@
 // important first). The best candidate is picked by upstream's criteria; without one, the message
 // is a second "0/N nodes are available: ..." histogram prefixed with "preemption: ".
 import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
+import type { DefaultPreemptionArgs } from "../config/args.js";
 import { compileSelector } from "../../k8s/selector.js";
 import type { CycleState, FilterRunner, Handle, Plugin, PostFilterOutcome } from "../framework/plugin.js";
 import { fitErrorMessage } from "../fit-error.js";
@@ -15,9 +16,6 @@ import { PluginName } from "./names.js";
 
 const NOT_HELPFUL = "Preemption is not helpful for scheduling";
 const NO_VICTIMS = "No preemption victims found for incoming pod";
-/** DefaultPreemptionArgs defaults. */
-const MIN_CANDIDATE_NODES_PERCENTAGE = 10;
-const MIN_CANDIDATE_NODES_ABSOLUTE = 100;
 
 interface Candidate {
   readonly node: string;
@@ -57,7 +55,7 @@ function splitByPdb(victims: readonly PodInfo[], pdbs: readonly PodDisruptionBud
   return { violating, other };
 }
 
-export function defaultPreemptionPlugin(handle: Handle, runner: FilterRunner): Plugin {
+export function defaultPreemptionPlugin(handle: Handle, runner: FilterRunner, args: DefaultPreemptionArgs): Plugin {
   const name = PluginName.DEFAULT_PREEMPTION;
 
   /** SelectVictimsOnNode. */
@@ -136,8 +134,9 @@ export function defaultPreemptionPlugin(handle: Handle, runner: FilterRunner): P
       if (potential.length > 0) {
         const pdbs = handle.store.list("PodDisruptionBudget");
         const count = potential.length;
-        let wanted = Math.trunc((count * MIN_CANDIDATE_NODES_PERCENTAGE) / 100);
-        if (wanted < MIN_CANDIDATE_NODES_ABSOLUTE) wanted = MIN_CANDIDATE_NODES_ABSOLUTE;
+        // GetOffsetAndNumCandidates
+        let wanted = Math.trunc((count * args.minCandidateNodesPercentage) / 100);
+        if (wanted < args.minCandidateNodesAbsolute) wanted = args.minCandidateNodesAbsolute;
         if (wanted > count) wanted = count;
         const offset = handle.rng.nextInt(count);
         let nonViolating = 0;

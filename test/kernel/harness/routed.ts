@@ -24,6 +24,8 @@ export const NET = {
 export interface RoutedOptions {
   /** MTU of the R -- B link (both ends). */
   readonly mtuB?: number;
+  /** R and B resolve each other with ARP (no static entries between them). */
+  readonly arpBetweenRAndB?: boolean;
 }
 
 export interface KernelRouted {
@@ -44,8 +46,10 @@ export function buildKernelRouted(lab: KernelLab, opts: RoutedOptions = {}): Ker
   lab.ip(b, "route", "add", "default", "via", NET.rb);
   lab.sysctl(r, "net.ipv4.ip_forward", 1);
   lab.ip(r, "neigh", "add", NET.a, "lladdr", NET.aMac, "dev", "vra", "nud", "permanent");
-  lab.ip(r, "neigh", "add", NET.b, "lladdr", NET.bMac, "dev", "vrb", "nud", "permanent");
-  lab.ip(b, "neigh", "add", NET.rb, "lladdr", NET.rbMac, "dev", "vb", "nud", "permanent");
+  if (opts.arpBetweenRAndB !== true) {
+    lab.ip(r, "neigh", "add", NET.b, "lladdr", NET.bMac, "dev", "vrb", "nud", "permanent");
+    lab.ip(b, "neigh", "add", NET.rb, "lladdr", NET.rbMac, "dev", "vb", "nud", "permanent");
+  }
   // Sockets in B (and R) then put the software checksum in the frame, not a partial one.
   lab.txChecksumOff(b, "vb");
   lab.txChecksumOff(r, "vra", "vrb");
@@ -71,12 +75,12 @@ export function buildModelRouted(m: ModelLab, opts: RoutedOptions & { readonly r
   m.addr(r, vrb, `${NET.rb}/24`);
   r.sysctl.ipForward = true;
   m.neigh(r, vra, NET.a, NET.aMac);
-  m.neigh(r, vrb, NET.b, NET.bMac);
+  if (opts.arpBetweenRAndB !== true) m.neigh(r, vrb, NET.b, NET.bMac);
   if (b !== null) {
     m.addr(b, vb, `${NET.b}/24`);
     const route = b.routes.add({ dst: 0, prefixLen: 0, via: ip4(NET.rb), dev: vb });
     if (!route.ok) throw new Error(`model: default route in b: ${JSON.stringify(route.error)}`);
-    m.neigh(b, vb, NET.rb, NET.rbMac);
+    if (opts.arpBetweenRAndB !== true) m.neigh(b, vb, NET.rb, NET.rbMac);
   }
   return { r, b, va, vra, vrb, vb };
 }
