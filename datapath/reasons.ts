@@ -68,6 +68,9 @@ export const DROP_REASONS = [
   { code: 1015, name: "NO_REDIRECT_TARGET", description: "A program redirected to an interface index that does not exist" },
   { code: 1016, name: "BRIDGE_FILTERED", description: "Bridge has no port to forward the frame to (destination behind the ingress port, or nothing to flood to)" },
   { code: 1017, name: "VXLAN_FDB_STATIC", description: "VXLAN frame whose inner source MAC is pinned to another VTEP by a static FDB entry" },
+  { code: 1018, name: "REASSEMBLY_TIMEOUT", description: "IP fragments whose datagram was not complete within ipfrag_time" },
+  { code: 1019, name: "MARTIAN_DESTINATION", description: "Destination address that is never routed (0.0.0.0/8, loopback from the wire, ...)" },
+  { code: 1020, name: "IGNORED_BROADCAST", description: "Broadcast datagram or echo request the stack ignores by configuration (icmp_echo_ignore_broadcasts, no socket)" },
 ] as const satisfies readonly CodeRow[];
 
 /** Codes taken out of use; never reuse them for another meaning. */

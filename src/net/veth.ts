@@ -2,9 +2,13 @@
 // between the two ends without a wire). Crossing into another namespace scrubs the packet's
 // namespace-local state (mark, conntrack), as the kernel's skb_scrub_packet does.
 
+import { DropReason } from "../../datapath/reasons.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeviceKind, NetDevice } from "./device.js";
 import type { NetWorld } from "./world.js";
+
+/** Ethernet header plus one VLAN tag, which the receiving end accepts beyond its MTU. */
+const VETH_L2_ALLOWANCE = 14 + 4;
 
 export class VethDevice extends NetDevice {
   readonly kind = DeviceKind.VETH;
@@ -21,6 +25,15 @@ export class VethDevice extends NetDevice {
 
   protected xmit(skb: SkBuff): void {
     const peer = this.peer;
+    // The kernel forwards to the peer only what it could receive: its MTU plus the Ethernet
+    // header and one VLAN tag (is_skb_forwardable); anything longer is counted and dropped.
+    if (skb.length > peer.mtu + VETH_L2_ALLOWANCE) {
+      this.stats.txDropped++;
+      this.world.drop(skb, this.site("xmit"), DropReason.MTU_EXCEEDED, "net/veth:peer-mtu", true, {
+        explanation: `${skb.length}-byte frame exceeds ${peer.name}'s MTU ${peer.mtu} + ${VETH_L2_ALLOWANCE}`,
+      });
+      return;
+    }
     if (peer.stack !== this.stack) {
       skb.mark = 0;
       skb.ctState = 0;

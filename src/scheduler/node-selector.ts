@@ -2,6 +2,7 @@
 // required node selector + required node affinity, and the weight of its preferred terms on a node.
 // Terms are ORed, requirements inside a term ANDed; a term that fails to parse or is empty matches nothing.
 import type { NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm } from "kubernetes-types/core/v1.js";
+import { checkLabelValue, checkQualifiedName } from "../k8s/names.js";
 import type { Labels } from "../k8s/selector.js";
 
 export interface NodeFacts {
@@ -24,9 +25,12 @@ function parseInt64(s: string): bigint | null {
 
 const has = (labels: Labels, key: string): boolean => Object.prototype.hasOwnProperty.call(labels, key);
 
+/** labels.NewRequirement: the key must be a qualified name and In/NotIn values valid label values. */
 function labelRequirement(r: NodeSelectorRequirement): Matcher | null {
   const key = r.key;
   const values = r.values ?? [];
+  if (checkQualifiedName(key) !== null) return null;
+  if ((r.operator === "In" || r.operator === "NotIn") && values.some((v) => checkLabelValue(v) !== null)) return null;
   switch (r.operator) {
     case "In":
     case "NotIn": {

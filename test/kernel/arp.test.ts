@@ -114,7 +114,6 @@ describe("neighbour resolution (ARP) between a router and a host: kernel vs mode
   }
 
   it("neighbour entries afterwards (R's for B, B's for R)", () => {
-    console.log(kernel.neigh, model.neigh, kernel.onB[0]!.map(describeFrame));
     assert.deepEqual(model.neigh, kernel.neigh);
   });
 });

@@ -16,15 +16,14 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { VxlanDevice } from "../../src/net/vxlan.js";
-import type { NetDevice } from "../../src/net/device.js";
 import { formatIPv4 } from "../../src/util/ip.js";
 import { formatMac } from "../../src/util/mac.js";
 import { read16 } from "../../src/wire/bytes.js";
 import { KernelLab, kernelSkipReason } from "./harness/lab.js";
 import { KernelCapture } from "./harness/capture.js";
-import { ip4, mac, rawFrame, tcpFrame, TcpFlag, udpFrame } from "./harness/frames.js";
+import { frame, icmpEchoFrame, ip4, mac, rawFrame, tcpFrame, TcpFlag, udpFrame } from "./harness/frames.js";
 import { ModelLab, must } from "./harness/model.js";
-import { diffFrameLists, formatDiffs, type DiffOptions } from "./harness/compare.js";
+import { describe as describeFrame, diffFrameLists, formatDiffs, generatedFrameRules, type DiffOptions } from "./harness/compare.js";
 
 const U1 = { mac: "02:00:00:0c:00:01", ip: "192.0.2.1" } as const;
 const U2 = { mac: "02:00:00:0c:00:02", ip: "192.0.2.2" } as const;
@@ -56,7 +55,30 @@ const OUTER_RULES: DiffOptions = {
   maskBytes: [[18, 20], [24, 26], [34, 36], [40, 42]],
 };
 
+/** Outer frames v2 must refuse: an unknown VNI on a bound port (dropped silently), an unbound port (port unreachable). */
+function refusedOuter(): Uint8Array[] {
+  const inner = rawFrame({ srcMac: "02:00:00:00:66:66", dstMac: "02:00:00:00:99:99" }, 7);
+  const outer = (dport: number, vni: number, id: number): Uint8Array => {
+    const payload = new Uint8Array(8 + inner.length);
+    payload[0] = 0x08;
+    payload[4] = (vni >>> 16) & 0xff;
+    payload[5] = (vni >>> 8) & 0xff;
+    payload[6] = vni & 0xff;
+    payload.set(inner, 8);
+    const f = udpFrame({ srcMac: U1.mac, dstMac: U2.mac, src: U1.ip, dst: U2.ip, id, sport: 50000, dport, payload: payload.length });
+    f.set(payload, 42);
+    f[40] = 0; // outer UDP checksum 0, as VXLAN over IPv4 may send it
+    f[41] = 0;
+    return f;
+  };
+  return [outer(4789, 99, 0x6001), outer(4790, 42, 0x6002)];
+}
+const refusedMarker = (): Uint8Array => icmpEchoFrame({ srcMac: U1.mac, dstMac: U2.mac, src: U1.ip, dst: U2.ip, id: 0x6003, ident: 0x6363, seq: 1 });
+const isEchoReply = (f: Uint8Array): boolean => frame.isIpv4(f) && frame.ipProto(f) === 1 && f[frame.l4(f)] === 0;
+
 interface Seen {
+  /** What came back to u1 for refusedOuter() and the marker (sent before the devices' traffic). */
+  readonly refused: Uint8Array[];
   readonly outer: Record<string, Uint8Array[]>;
   readonly inner: Record<string, Uint8Array[]>;
   /** What v2's device holds in its FDB: "mac dst ip [permanent]". */
@@ -83,8 +105,12 @@ async function kernelRun(): Promise<Seen> {
         lab.ip(ns, "link", "set", d.name, "up");
       }
     }
+    const backCap = await KernelCapture.start(lab, v1, "u1", "in");
+    await lab.send(v1, "u1", [...refusedOuter(), refusedMarker()]);
+    const refused = await backCap.waitFor((fs) => fs.some(isEchoReply), "the echo reply after the refused outer frames");
+    await backCap.stop();
     const outerCap = await KernelCapture.start(lab, v2, "u2", "in");
-    const seen: Seen = { outer: {}, inner: {}, fdb: {} };
+    const seen: Seen = { refused, outer: {}, inner: {}, fdb: {} };
     let outerTotal = 0;
     for (const d of DEVICES) {
       const innerCap = await KernelCapture.start(lab, v2, d.name, "in");
@@ -127,7 +153,8 @@ function modelRun(): Seen {
   m.neigh(v1, u1, U2.ip, U2.mac);
   m.neigh(v2, u2, U1.ip, U1.mac);
   const outerTap = m.tap(u2, "rx");
-  const seen: Seen = { outer: {}, inner: {}, fdb: {} };
+  const seen: Seen = { refused: [], outer: {}, inner: {}, fdb: {} };
+  const devices: { tx: VxlanDevice; rx: VxlanDevice }[] = [];
   for (const d of DEVICES) {
     const make = (side: 1 | 2, local: string, remote: string): VxlanDevice => {
       const dev = new VxlanDevice(m.world, d.name, mac(devMac(d, side)), { vni: d.vni, ...(d.args.length > 0 ? { dstPort: d.port } : {}), local: ip4(local) });
@@ -136,9 +163,14 @@ function modelRun(): Seen {
       must(dev.appendFlood(ip4(remote)));
       return dev;
     };
-    const tx = make(1, U1.ip, U2.ip);
-    const rx = make(2, U2.ip, U1.ip);
-    const inner = m.tap(rx as NetDevice, "rx");
+    devices.push({ tx: make(1, U1.ip, U2.ip), rx: make(2, U2.ip, U1.ip) });
+  }
+  const back = m.tap(u1, "rx");
+  m.send(u1, [...refusedOuter(), refusedMarker()]);
+  seen.refused.push(...back);
+  for (const [i, d] of DEVICES.entries()) {
+    const { tx, rx } = devices[i]!;
+    const inner = m.tap(rx, "rx");
     const before = outerTap.length;
     m.send(tx, innerFrames(d).frames);
     seen.outer[d.name] = outerTap.slice(before);
@@ -193,6 +225,13 @@ describe("VXLAN encapsulation on the underlay: kernel vs model", { skip: skip ??
       assert.deepEqual(model.fdb[d.name], kernel.fdb[d.name]);
     });
   }
+
+  it("outer frames v2 refuses: unknown VNI dropped silently, unbound port answered with port unreachable", () => {
+    const context = `\n  kernel:\n    ${kernel.refused.map(describeFrame).join("\n    ")}`;
+    assert.equal(kernel.refused.length, 2, `kernel oracle: one port unreachable, one echo reply${context}`);
+    const diffs = diffFrameLists(kernel.refused, model.refused, generatedFrameRules);
+    assert.equal(diffs.length, 0, formatDiffs("vxlan refused outer frames", diffs) + context);
+  });
 
   it("the kernel keys the flow hash per host: one inner flow gets one source port on every device", () => {
     assert.equal(flowXPort(kernel, "vx43"), flowXPort(kernel, "vx42"));

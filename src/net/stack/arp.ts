@@ -5,11 +5,13 @@
 
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason } from "../../../datapath/reasons.js";
-import { readMac, writeMac } from "../../util/mac.js";
-import { read16, read32, write16, write32 } from "../../wire/bytes.js";
+import { readMac } from "../../util/mac.js";
+import { read16, read32 } from "../../wire/bytes.js";
+import { ARP_LENGTH, ArpOperation, emitArp } from "../../wire/arp.js";
+import { emitEthernet, ETHERNET_HEADER_LENGTH, EtherType } from "../../wire/ethernet.js";
 import { DeliveryKind } from "../../trace/ledger.js";
 import type { NetDevice } from "../device.js";
-import { ETH_HEADER, ETHERTYPE_ARP, newPacket } from "./ip-packet.js";
+import { newPacket } from "./ip-packet.js";
 import type { NetNamespace } from "./namespace.js";
 import { NeighUpdate, Nud } from "./neighbour.js";
 import { PacketType } from "./packet-context.js";
@@ -17,29 +19,16 @@ import { InputDecision, routeInput } from "./route-input.js";
 import { RouteType } from "./route-table.js";
 import { NS_PER_JIFFY } from "./time.js";
 
-export const ArpOp = { REQUEST: 1, REPLY: 2 } as const;
-const ARP_LENGTH = 28;
+export const ArpOp = ArpOperation;
 const HW_ETHER = 1;
 const HW_IEEE802 = 6;
 
 /** Sends an ARP packet on dev: Ethernet to ethDst, sender dev.mac/senderIp, target targetMac/targetIp. */
 export function sendArp(ns: NetNamespace, dev: NetDevice, op: number, ethDst: number, senderIp: number, targetMac: number, targetIp: number): void {
-  const skb = newPacket(ns.world, ETH_HEADER + ARP_LENGTH);
-  const b = skb.data;
+  const skb = newPacket(ns.world, ETHERNET_HEADER_LENGTH + ARP_LENGTH);
   const at = skb.head;
-  writeMac(b, at, ethDst);
-  writeMac(b, at + 6, dev.mac);
-  write16(b, at + 12, ETHERTYPE_ARP);
-  const a = at + ETH_HEADER;
-  write16(b, a, HW_ETHER);
-  write16(b, a + 2, 0x0800);
-  b[a + 4] = 6;
-  b[a + 5] = 4;
-  write16(b, a + 6, op);
-  writeMac(b, a + 8, dev.mac);
-  write32(b, a + 14, senderIp);
-  writeMac(b, a + 18, targetMac);
-  write32(b, a + 24, targetIp);
+  emitEthernet({ dst: ethDst, src: dev.mac, etherType: EtherType.ARP }, skb.data, at);
+  emitArp({ operation: op, senderMac: dev.mac, senderIp, targetMac, targetIp }, skb.data, at + ETHERNET_HEADER_LENGTH);
   dev.transmit(skb);
 }
 

@@ -124,7 +124,7 @@ function receiveFinish(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: n
       ns.dropPacket(skb, dev, "route-in", DropReason.INVALID_SOURCE_IP, "net/stack/route:martian-source", "martian source address");
       return;
     case InputDecision.MARTIAN_DESTINATION:
-      ns.dropPacket(skb, dev, "route-in", DropReason.INVALID_PACKET, "net/stack/route:martian-destination", "martian destination address");
+      ns.dropPacket(skb, dev, "route-in", DropReason.MARTIAN_DESTINATION, "net/stack/route:martian-destination", "martian destination address");
       return;
     case InputDecision.REVERSE_PATH:
       ns.dropPacket(skb, dev, "route-in", DropReason.REVERSE_PATH, "net/stack/route:rp-filter", `rp_filter: no route back to the source through ${dev.name}`);

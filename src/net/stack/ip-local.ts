@@ -90,7 +90,7 @@ function udpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
   const multicast = (routeFlags & (RouteFlag.BROADCAST | RouteFlag.MULTICAST)) !== 0;
   if (binding === undefined && multicast) {
     counters.IgnoredMulti++;
-    ns.dropPacket(skb, dev, "local-in", DropReason.NOT_LISTENING, "net/stack/udp:no-socket-broadcast", `no socket on UDP port ${dstPort} for a broadcast datagram`);
+    ns.dropPacket(skb, dev, "local-in", DropReason.IGNORED_BROADCAST, "net/stack/udp:no-socket-broadcast", `no socket on UDP port ${dstPort} for a broadcast datagram`);
     return;
   }
   if (!verifyL4ChecksumV4(b, l4, ulen, IPPROTO_UDP, src, dst)) {
@@ -173,7 +173,7 @@ function icmpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, routeFlags: 
     const query = type === IcmpType.ECHO || type === IcmpType.TIMESTAMP;
     if ((query && ns.sysctl.icmpEchoIgnoreBroadcasts) || (!query && type !== ICMP_ADDRESS && type !== ICMP_ADDRESS_REPLY)) {
       counters.InErrors++;
-      ns.dropPacket(skb, dev, "local-in", DropReason.NOT_LISTENING, "net/stack/icmp:broadcast", `ICMP type ${type} to a broadcast address ignored (icmp_echo_ignore_broadcasts)`);
+      ns.dropPacket(skb, dev, "local-in", DropReason.IGNORED_BROADCAST, "net/stack/icmp:broadcast", `ICMP type ${type} to a broadcast address ignored (icmp_echo_ignore_broadcasts)`);
       return;
     }
   }

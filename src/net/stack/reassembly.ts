@@ -151,7 +151,7 @@ export class Reassembler {
     setIpv4HeaderChecksum(ob, out.head, hlen);
     copyPacketMeta(head, out);
     this.release(q);
-    for (const f of q.frags) ns.world.ledger.deliver(DeliveryKind.SPLIT);
+    for (let i = 0; i < q.frags.length; i++) ns.world.ledger.deliver(DeliveryKind.SPLIT);
     ns.counters.ip.ReasmOKs++;
     return out;
   }
@@ -186,7 +186,7 @@ export class Reassembler {
     if (q.firstIn && first !== undefined && first.offset === 0) {
       icmpSend(ns, first.skb, IcmpType.TIME_EXCEEDED, TimeExceededCode.FRAGMENT_REASSEMBLY, 0, q.headPktType, RouteFlag.LOCAL | RouteFlag.INPUT, q.headDev);
     }
-    this.kill(q, q.headDev, DropReason.FRAG_NOT_FOUND, "net/stack/reassembly:timeout", `reassembly timed out after ${ns.sysctl.ipfragTimeNs / 1e9} s with fragments missing`);
+    this.kill(q, q.headDev, DropReason.REASSEMBLY_TIMEOUT, "net/stack/reassembly:timeout", `reassembly timed out after ${ns.sysctl.ipfragTimeNs / 1e9} s with fragments missing`);
   }
 }
 

@@ -31,7 +31,9 @@ export class KernelCapture {
   /** Starts tcpdump and resolves once it listens (its "listening on" line). */
   static async start(lab: KernelLab, ns: string, dev: string, direction: CaptureDirection = "in"): Promise<KernelCapture> {
     const dir = lab.tempDir();
-    const child = lab.spawn(ns, "tcpdump", ["-i", dev, "-Q", direction, "-U", "--immediate-mode", "-n", "-s", "0", "-Z", "root", "-w", join(dir, "capture.pcap")]);
+    const child = lab.spawn(ns, "tcpdump", [
+      "-i", dev, "-Q", direction, "-U", "--immediate-mode", "--time-stamp-precision=nano", "-n", "-s", "0", "-Z", "root", "-w", join(dir, "capture.pcap"),
+    ]);
     const cap = new KernelCapture(ns, dev, dir, child);
     let stderr = "";
     child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));

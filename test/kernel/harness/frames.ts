@@ -1,11 +1,10 @@
 // Frame builders for the kernel comparison tests: exact Ethernet/IPv4/UDP/TCP/ICMP bytes with correct
 // checksums, so the same bytes can be sent into the kernel (AF_PACKET) and into the model.
 
-import { parseMac } from "../../../src/util/mac.js";
+import { parseMac, writeMac } from "../../../src/util/mac.js";
 import { parseIPv4 } from "../../../src/util/ip.js";
 import { read16, read32, write16, write32 } from "../../../src/wire/bytes.js";
-import { setIpv4HeaderChecksum, setL4ChecksumV4, internetChecksum } from "../../../src/wire/checksum.js";
-import { writeMac } from "../../../src/util/mac.js";
+import { internetChecksum, setIpv4HeaderChecksum, setL4ChecksumV4 } from "../../../src/wire/checksum.js";
 
 export function mac(text: string): number {
   const m = parseMac(text);
@@ -20,7 +19,6 @@ export function ip4(text: string): number {
 }
 
 export const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
-export const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, "hex"));
 
 export interface L2 {
   readonly srcMac: string;

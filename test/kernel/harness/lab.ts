@@ -13,13 +13,8 @@ import { stopChild } from "./wait.js";
 const PREFIX = "cnisimk-";
 const EXEC_TIMEOUT_MS = 20_000;
 
-function run(cmd: string, args: readonly string[], input?: string): string {
-  return execFileSync(cmd, args, {
-    encoding: "utf8",
-    timeout: EXEC_TIMEOUT_MS,
-    stdio: ["pipe", "pipe", "pipe"],
-    ...(input !== undefined ? { input } : {}),
-  });
+function run(cmd: string, args: readonly string[]): string {
+  return execFileSync(cmd, args, { encoding: "utf8", timeout: EXEC_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 function commandExists(cmd: string): boolean {
@@ -43,6 +38,7 @@ function pythonBin(): string {
 
 /**
  * Why kernel tests cannot run here (null when they can): needs root, iproute2, tcpdump, python3,
+ * iptables, conntrack-tools,
  * and a namespace that can actually be created. Checked once per process.
  */
 export function kernelSkipReason(): string | null {
@@ -55,7 +51,7 @@ export function kernelSkipReason(): string | null {
 function probe(): string | null {
   if (process.platform !== "linux") return `not Linux (${process.platform})`;
   if (typeof process.getuid === "function" && process.getuid() !== 0) return "not root: network namespaces need CAP_SYS_ADMIN";
-  for (const cmd of ["ip", "tcpdump", "python3"]) if (!commandExists(cmd)) return `\`${cmd}\` is not installed`;
+  for (const cmd of ["ip", "bridge", "tcpdump", "python3", "iptables", "conntrack"]) if (!commandExists(cmd)) return `\`${cmd}\` is not installed`;
   const name = `${PREFIX}${process.pid}-probe`;
   try {
     run("ip", ["netns", "add", name]);
@@ -133,8 +129,8 @@ export class KernelLab {
   }
 
   /** `ip netns exec NS CMD ARGS...` */
-  exec(ns: string, cmd: string, args: readonly string[], input?: string): string {
-    return run("ip", ["netns", "exec", ns, cmd, ...args], input);
+  exec(ns: string, cmd: string, args: readonly string[]): string {
+    return run("ip", ["netns", "exec", ns, cmd, ...args]);
   }
 
   sysctl(ns: string, key: string, value: string | number): void {

@@ -94,7 +94,7 @@ test("reassembly times out after 30 s: ICMP time exceeded (reassembly) quoting t
     } else {
       assert.equal(icmp.length, 0);
     }
-    assert.equal(t.sink.dropRecords.filter((r) => r.reason === DropReason.FRAG_NOT_FOUND).length, 1);
+    assert.equal(t.sink.dropRecords.filter((r) => r.reason === DropReason.REASSEMBLY_TIMEOUT).length, 1);
     assertConserved(t.world);
   }
 });

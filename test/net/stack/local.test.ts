@@ -111,7 +111,7 @@ test("echo requests to the broadcast address are ignored unless icmp_echo_ignore
   t.send(bcast, 0xffffffffffff);
   t.world.sim.run();
   assert.equal(t.ipRx().length, 0);
-  assert.equal(t.sink.dropRecords[0]?.reason, DropReason.NOT_LISTENING);
+  assert.equal(t.sink.dropRecords[0]?.reason, DropReason.IGNORED_BROADCAST);
   t.b.sysctl.icmpEchoIgnoreBroadcasts = false;
   t.send(bcast, 0xffffffffffff);
   t.world.sim.run();
@@ -162,5 +162,23 @@ test("timestamp requests get originate copied and receive/transmit in ms since m
   assert.equal(read32(reply, l4 + 12), 1234);
   assert.equal(read32(reply, l4 + 16), 1234);
   assert.ok(verifyChecksum(reply, l4, reply.length));
+  assertConserved(t.world);
+});
+
+test("a limited broadcast leaves with the broadcast MAC (no gateway) and reaches a bound socket, else it is ignored", () => {
+  const t = setup();
+  t.a.routes.add({ dst: 0, prefixLen: 0, via: ip("10.0.0.9") });
+  const got: number[] = [];
+  t.b.bindUdp(67, (_skb, info) => got.push(info.dst));
+  t.a.outputIp(packetSkb(t.world, udp(0, 0xffffffff, 68, 67, bytesOf("discover"))));
+  t.a.outputIp(packetSkb(t.world, udp(0, 0xffffffff, 68, 69, bytesOf("nobody"))));
+  t.world.sim.run();
+  const tx = t.cap.of("va", "tx");
+  assert.equal(tx.length, 2, "no ARP for the gateway");
+  assert.ok(tx.every((f) => f.bytes.subarray(0, 6).every((x) => x === 0xff)));
+  assert.deepEqual(got, [0xffffffff]);
+  assert.equal(t.b.counters.udp.IgnoredMulti, 1);
+  assert.equal(t.b.counters.ipExt.InBcastPkts, 2);
+  assert.equal(t.b.counters.icmp.OutMsgs, 0, "no port unreachable for a broadcast");
   assertConserved(t.world);
 });

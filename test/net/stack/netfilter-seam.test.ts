@@ -27,7 +27,7 @@ function routed() {
   unwrap(b.routes.add({ dst: 0, prefixLen: 0, via: ip("10.2.0.1") }));
   r.sysctl.ipForward = true;
   const atB: { src: number; dst: number; port: number }[] = [];
-  unwrap(b.bindUdp(8080, (skb, info) => {
+  unwrap(b.bindUdp(8080, (_skb, info) => {
     atB.push({ src: info.src, dst: info.dst, port: info.dstPort });
     b.outputIp(packetSkb(world, udp(info.dst, info.src, info.dstPort, info.srcPort, bytesOf("pong"))));
   }));

@@ -1,0 +1,34 @@
+// Linux TCP constants (include/net/tcp.h) the model follows, in nanoseconds where they are times.
+
+export const NS_PER_MS = 1_000_000;
+export const NS_PER_SEC = 1_000_000_000;
+
+/** TCP_RTO_MIN (200 ms) and TCP_RTO_MAX (120 s, net.ipv4.tcp_rto_max_ms). */
+export const TCP_RTO_MIN_NS = 200 * NS_PER_MS;
+export const TCP_RTO_MAX_NS = 120 * NS_PER_SEC;
+/** TCP_TIMEOUT_INIT: the first SYN / SYN-ACK retransmission timeout (RFC 6298 2.1). */
+export const TCP_TIMEOUT_INIT_NS = NS_PER_SEC;
+/** TCP_ATO_MIN / TCP_DELACK_MIN (40 ms at HZ >= 100) and TCP_DELACK_MAX (200 ms). */
+export const TCP_ATO_MIN_NS = 40 * NS_PER_MS;
+export const TCP_DELACK_MAX_NS = 200 * NS_PER_MS;
+/** TCP_TIMEWAIT_LEN. */
+export const TCP_TIMEWAIT_NS = 60 * NS_PER_SEC;
+/** TCP_MAX_QUICKACKS: segments acknowledged at once at the start of a connection. */
+export const TCP_MAX_QUICKACKS = 16;
+/** TCP_MSS_DEFAULT: the peer's MSS when its SYN carries no MSS option (RFC 9293 3.7.1). */
+export const TCP_MSS_DEFAULT = 536;
+export const TCP_MAX_WSCALE = 14;
+/** Largest GSO/TSO super-packet (gso_max_size). */
+export const GSO_MAX_BYTES = 65536;
+/** Duplicate ACKs (or SACKed segments above a hole) that declare it lost (tcp_reordering). */
+export const TCP_DUPTHRESH = 3;
+/** MAX_TCP_WINDOW of an unscaled window field. */
+export const U16_MAX = 0xffff;
+/** TCPOLEN_TSTAMP_ALIGNED: NOP NOP + the 10-byte timestamps option. */
+export const TS_ALIGNED = 12;
+export const TCP_HEADER = 20;
+export const IPV4_HEADER = 20;
+/** tcp_v4_send_synack's SYN-ACK and tcp_v4_send_reset use IP ID 0 (no socket id). */
+export const IP_ID_NONE = 0;
+/** Memory Linux charges per MSS of send buffer (tcp_sndbuf_expand's per_mss for a 1500-byte MTU). */
+export const SNDBUF_PER_MSS = 4352;
