@@ -9,7 +9,8 @@ import { err, ok, type Result } from "../util/result.js";
 import type { SeededRng } from "../util/rng.js";
 import { API_ACCESS_VOLUME_PREFIX } from "../controllers/index.js";
 
-export type SchedulerFactory = (store: ObjectStore, rng: SeededRng, kubernetesVersion: string) => PodScheduler;
+/** Builds the scheduler; `now()` gives RFC 3339 timestamps (microseconds) of simulated time. */
+export type SchedulerFactory = (store: ObjectStore, rng: SeededRng, kubernetesVersion: string, clock: { now(): string }) => PodScheduler;
 
 export interface LabClusterOptions {
   /** Builds the scheduler (the lab's default is src/scheduler's Scheduler). */
@@ -18,6 +19,13 @@ export interface LabClusterOptions {
   readonly kubelet?: KubeletOptions;
   /** Wall-clock time of simulated time 0. */
   readonly epochMs?: number;
+}
+
+/** RFC 3339 with microseconds, as events.k8s.io eventTime carries it. */
+function microTimestamp(wall: WallClock): string {
+  const ns = wall.clock.now;
+  const micros = Math.floor((ns % 1e9) / 1e3);
+  return wall.timestamp().replace(/Z$/, `.${String(micros).padStart(6, "0")}Z`);
 }
 
 export class LabCluster {
@@ -56,7 +64,7 @@ export class LabCluster {
       clock: sim,
       rng: namesRng,
       ipAllocator: options.ipAllocator?.(model) ?? NodeBlockAllocator.fromCluster(model),
-      scheduler: options.scheduler(store, schedulerRng, model.kubernetesVersion),
+      scheduler: options.scheduler(store, schedulerRng, model.kubernetesVersion, { now: () => microTimestamp(wall) }),
       ...(options.kubelet === undefined ? {} : { kubelet: options.kubelet }),
       epochMs: wall.epochMs,
     });

@@ -222,8 +222,10 @@ export class BridgeDevice extends NetDevice implements MasterPort {
     let slot = -1;
     if (isGroupMac(dst)) pktType = dst === BROADCAST_MAC ? PktType.BROADCAST : PktType.MULTICAST;
     else slot = this.fdb.find(dst, now);
-    const toLocal = slot >= 0 && (this.fdb.flagsAt(slot) & FdbFlag.LOCAL) !== 0;
-    const nf = toLocal ? null : brNetfilterHost(this.namespace());
+    let toLocal = slot >= 0 && (this.fdb.flagsAt(slot) & FdbFlag.LOCAL) !== 0;
+    // br_netfilter's PREROUTING runs on every bridged IPv4 frame, including those for the bridge's
+    // own MAC; the namespace's ip_rcv then does not run it again (ip_sabotage_in).
+    const nf = brNetfilterHost(this.namespace());
     let filtered = false;
     if (nf !== null && isIpv4Frame(skb)) {
       const bad = validateIpv4(skb);
@@ -233,6 +235,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
       }
       const before = frameIpv4Dst(skb);
       if (bridgePrerouting(nf, this, skb) !== NfVerdict.ACCEPT) return;
+      skb.brNfPrerouted = true;
       filtered = true;
       if (frameIpv4Dst(skb) !== before) {
         slot = this.bridgedDnat(nf, skb, now);
@@ -241,6 +244,8 @@ export class BridgeDevice extends NetDevice implements MasterPort {
           this.passUp(skb);
           return;
         }
+        pktType = PktType.UNICAST;
+        toLocal = slot >= 0 && (this.fdb.flagsAt(slot) & FdbFlag.LOCAL) !== 0;
       }
     }
     if (port.learning) this.learn(port, src);

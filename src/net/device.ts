@@ -96,6 +96,7 @@ export abstract class NetDevice {
 
   /** The stack or a bridge sends a frame out of this device. */
   transmit(skb: SkBuff): void {
+    skb.brNfPrerouted = false;
     if (!this.up) {
       this.stats.txDropped++;
       this.world.drop(skb, this.site("tx"), DropReason.LINK_DOWN, "net/device:tx-down", this.l2);

@@ -37,6 +37,11 @@ export class SkBuff {
   tunnelSrc = 0;
   /** Gateway chosen by the route lookup, for L3 tunnel devices (tunl0) that need it as the remote end; 0 = on-link. */
   nextHop = 0;
+  /**
+   * Set when br_netfilter already ran iptables PREROUTING on this frame in a bridge; the namespace's
+   * ip_rcv then skips its own PREROUTING (the kernel's ip_sabotage_in). Cleared on any transmit.
+   */
+  brNfPrerouted = false;
   /** Number of devices/hops crossed, to bound loops in a misconfigured model. */
   hops = 0;
 
@@ -104,6 +109,7 @@ export class SkBuff {
     copy.tunnelId = this.tunnelId;
     copy.tunnelSrc = this.tunnelSrc;
     copy.nextHop = this.nextHop;
+    copy.brNfPrerouted = this.brNfPrerouted;
     copy.hops = this.hops;
     return copy;
   }

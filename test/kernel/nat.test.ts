@@ -15,7 +15,7 @@ import { KernelLab, kernelSkipReason } from "./harness/lab.js";
 import { KernelCapture, type CapturedFrame } from "./harness/capture.js";
 import { frame, hex, icmpEchoFrame, tcpFrame, TcpFlag, udpFrame, type Ipv4Spec } from "./harness/frames.js";
 import { ModelLab } from "./harness/model.js";
-import { describe as describeFrame, diffFrameLists, formatDiffs } from "./harness/compare.js";
+import { describeFrame, diffFrameLists, formatDiffs } from "./harness/compare.js";
 import { kernelConntrack, modelConntrack } from "./harness/conntrack.js";
 import { buildKernelRouted, buildModelRouted, NET } from "./harness/routed.js";
 import { PY_SERVE } from "./harness/python.js";

@@ -14,7 +14,7 @@ import { KernelLab, kernelSkipReason } from "./harness/lab.js";
 import { KernelCapture } from "./harness/capture.js";
 import { frame, icmpEchoFrame, ip4, tcpFrame, TcpFlag, udpFrame, type Ipv4Spec } from "./harness/frames.js";
 import { ModelLab } from "./harness/model.js";
-import { describe as describeFrame, diffFrameLists, formatDiffs, generatedFrameRules } from "./harness/compare.js";
+import { describeFrame, diffFrameLists, formatDiffs, generatedFrameRules } from "./harness/compare.js";
 import { buildKernelRouted, buildModelRouted, NET } from "./harness/routed.js";
 
 const MTU_B = 1400;

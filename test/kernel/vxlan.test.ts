@@ -23,7 +23,7 @@ import { KernelLab, kernelSkipReason } from "./harness/lab.js";
 import { KernelCapture } from "./harness/capture.js";
 import { frame, icmpEchoFrame, ip4, mac, rawFrame, tcpFrame, TcpFlag, udpFrame } from "./harness/frames.js";
 import { ModelLab, must } from "./harness/model.js";
-import { describe as describeFrame, diffFrameLists, formatDiffs, generatedFrameRules, type DiffOptions } from "./harness/compare.js";
+import { describeFrame, diffFrameLists, formatDiffs, generatedFrameRules, type DiffOptions } from "./harness/compare.js";
 
 const U1 = { mac: "02:00:00:0c:00:01", ip: "192.0.2.1" } as const;
 const U2 = { mac: "02:00:00:0c:00:02", ip: "192.0.2.2" } as const;

@@ -155,7 +155,13 @@ function describeEvents(w: DescribeWriter, events: readonly Event[], ctx: Descri
   });
   for (const e of sorted) {
     const first = age(e.eventTime ?? e.firstTimestamp);
-    const interval = (e.count ?? 1) > 1 ? `${age(e.lastTimestamp)} (x${e.count} over ${first})` : first;
+    const series = e.series;
+    const interval =
+      series !== undefined && (series.count ?? 0) > 1
+        ? `${age(series.lastObservedTime)} (x${series.count} over ${first})`
+        : (e.count ?? 1) > 1
+          ? `${age(e.lastTimestamp)} (x${e.count} over ${first})`
+          : first;
     const from = (e.source?.component ?? "") !== "" ? e.source!.component! : (e.reportingComponent ?? "");
     w.line(`${L1}${e.type ?? ""}\t${e.reason ?? ""}\t${interval}\t${from}\t${(e.message ?? "").trim()}`);
   }

@@ -1,5 +1,4 @@
 // kubectl scale and kubectl rollout restart|status for Deployments (and scale for ReplicaSets).
-import { REVISION_ANNOTATION } from "../../controllers/index.js";
 import { done, kubectlError, namespaceOf, serverError, usage, type CommandResult, type KubectlEnv } from "./env.js";
 import { flagString, parseFlags } from "./flags.js";
 import { resourceType, splitTypeAndNames } from "./resources.js";
@@ -72,7 +71,6 @@ export function rollout(env: KubectlEnv, words: readonly string[]): CommandResul
     };
     if (!env.cluster.runUntil(complete, ROLLOUT_LIMIT_NS)) return kubectlError(env, "timed out waiting for the condition");
     env.io.out(`deployment "${name}" successfully rolled out`);
-    void REVISION_ANNOTATION;
   }
   return done;
 }

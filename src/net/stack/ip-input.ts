@@ -94,7 +94,8 @@ function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: numbe
       return;
     }
   }
-  if (ns.netfilter.run(NfHook.PREROUTING, skb, dev, null) !== NfVerdict.ACCEPT) return;
+  if (skb.brNfPrerouted) skb.brNfPrerouted = false; // the bridge already ran PREROUTING (ip_sabotage_in)
+  else if (ns.netfilter.run(NfHook.PREROUTING, skb, dev, null) !== NfVerdict.ACCEPT) return;
   receiveFinish(ns, dev, skb, pktType);
 }
 

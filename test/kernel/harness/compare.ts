@@ -79,7 +79,7 @@ export function diffFrameLists(
     const k = kernel[i];
     const m = model[i];
     if (k === undefined || m === undefined) {
-      diffs.push({ field: `frame #${i + 1}`, kernel: k === undefined ? "(none)" : describe(k), model: m === undefined ? "(none)" : describe(m) });
+      diffs.push({ field: `frame #${i + 1}`, kernel: k === undefined ? "(none)" : describeFrame(k), model: m === undefined ? "(none)" : describeFrame(m) });
       continue;
     }
     for (const d of diffFrames(k, m, typeof opts === "function" ? opts(k) : opts)) diffs.push({ ...d, field: `frame #${i + 1} ${d.field}` });
@@ -88,7 +88,7 @@ export function diffFrameLists(
 }
 
 /** A short description of a frame for reports: its dissected layers. */
-export function describe(frame: Uint8Array): string {
+export function describeFrame(frame: Uint8Array): string {
   return dissect(frame, 1)
     .map((l) => {
       const { proto, ...rest } = l as { proto: string } & Record<string, unknown>;

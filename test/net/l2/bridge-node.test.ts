@@ -204,3 +204,31 @@ test("bridged DNAT: a frame for another pod's MAC DNATed to a pod on the same br
   assertConserved(world);
 });
 
+
+test("pod -> ClusterIP -> pod on the same bridge: PREROUTING runs once in the bridge and the frame stays bridged", () => {
+  const { sim, world } = makeWorld();
+  const { node, cni0, pods, cap } = buildBridgeNode(world, 2);
+  const [p1, p2] = pods as [typeof pods[0], typeof pods[0]];
+  node.sysctl.ipForward = true;
+  node.sysctl.bridgeNfCallIptables = true;
+  node.neigh.addStatic(cni0, p2.addr, p2.eth0.mac);
+  const vip = ip("10.96.0.10");
+  node.netfilter.table("nat").append("PREROUTING", { dst: "10.96.0.10/32", proto: "udp", dport: 80, target: { kind: "DNAT", to: `${formatIPv4(p2.addr)}:8080` } });
+  const seen: number[] = [];
+  p2.ns.bindUdp(8080, (skb, info) => {
+    seen.push(skb.data[info.ipOffset + 8]!);
+    p2.ns.outputIp(packet(world, udpPacket(p2.addr, info.src, 8080, info.srcPort)));
+  });
+  const replies: string[] = [];
+  p1.ns.bindUdp(40000, (_skb, info) => replies.push(`${info.src === vip ? "vip" : formatIPv4(info.src)}:${info.srcPort}`));
+  p1.ns.outputIp(packet(world, udpPacket(p1.addr, vip, 40000, 80)));
+  sim.runUntil(1_000_000_000);
+  assert.deepEqual(seen, [64], "bridged, not routed: TTL unchanged");
+  assert.deepEqual(replies, ["vip:80"]);
+  const atPod2 = cap.frames.find((f) => f.dir === "rx" && f.dev === "eth0" && f.bytes[23] === 17 && read16(f.bytes, 36) === 8080)!;
+  assert.equal(readMac(atPod2.bytes, 6), p1.eth0.mac, "source MAC is pod1's: the node did not route it");
+  const prerouting = node.netfilter.table("nat").chain("PREROUTING");
+  assert.equal(prerouting?.rules[0]?.packets, 1, "the DNAT rule saw the first packet exactly once");
+  sim.run();
+  assertConserved(world);
+});
