@@ -1,10 +1,11 @@
 // PolicyMap: one endpoint's L3/L4 policy (like Cilium's cilium_policy_<ep>), filled by the policy compiler.
 // Entries (direction, peer identity | any, protocol | any, port range, ALLOW/DENY, ruleRef) are split into
 // prefix-aligned port blocks stored as hash keys; a lookup probes a bounded set of keys whatever the entry count.
+import { CELL_WORDS, CellTable } from "./cell-table.js";
+import { ENTRY_KIND, ENTRY_PORTS, ENTRY_RULE, EntryTable, VERDICT_SHIFT } from "./entry-table.js";
 import { MapError, newMapStats } from "./errors.js";
 import type { MapStats } from "./errors.js";
-import { HashMap } from "./hashmap.js";
-import { forEachPortBlock, portMask } from "./portblocks.js";
+import { portBlockLen } from "./portblocks.js";
 
 export const Direction = { INGRESS: 0, EGRESS: 1 } as const;
 export type Direction = (typeof Direction)[keyof typeof Direction];
@@ -23,31 +24,31 @@ export interface PolicyEntry {
   ruleRef: number;
 }
 
-// Block key = [identity, packed]; packed bits: 0-15 block start port, 16-20 prefix length (0..16),
-// 21-28 protocol, 29 direction, 30 deny. Block value = [owning entries, smallest ruleRef among them].
-const BLOCK_OWNERS = 0;
-const BLOCK_RULE = 1;
-// Entry key = [identity, direction << 8 | proto, portLo << 16 | portHi]; value = [verdict, ruleRef].
-const ENTRY_VERDICT = 0;
-const ENTRY_RULE = 1;
-const PORT_LENGTHS = 17; // port prefix lengths 0..16
-// Probe classes, most specific first: bit 1 = identity wildcard, bit 0 = protocol wildcard.
-const CLASSES = 4;
-
-function packBlock(direction: number, deny: number, proto: number, prefixLen: number, start: number): number {
-  return ((deny << 30) | (direction << 29) | (proto << 21) | (prefixLen << 16) | start) >>> 0;
-}
-
-function classOf(identity: number, proto: number): number {
-  return (identity === 0 ? 2 : 0) | (proto === 0 ? 1 : 0);
-}
+// Block cell = [identity, packed, smallest ruleRef among its owning entries, owning entries]; packed bits:
+// 0-15 block start port, 16-20 prefix length (0..16), 21-28 protocol, 29 direction, 30 deny.
+const BLOCK_RULE = 2;
+const BLOCK_OWNERS = 3;
+// Header cell (one per identity and direction with entries) = [identity, HEADER | direction, exact-protocol
+// word, any-protocol word]; each word: bit L = some block of port prefix length L exists for this identity,
+// direction and protocol class (either verdict), DENY_PRESENT = some of them are DENY blocks.
+const HEADER = 1 << 31;
+const LENGTHS = 0x1ffff;
+const DENY_PRESENT = 1 << 17;
+// Reference counts behind the header bits, keyed [identity, group]: group = kind << 8 | direction << 6 |
+// class << 5 | length, kind 0 = blocks of that length, kind 1 = DENY blocks of the class (length 0).
+const COUNT = 2;
+const DENY_COUNT = 1 << 8;
 
 /**
  * Lookup semantics: among entries matching (direction, identity or any, proto or any, port in range),
  * DENY wins over ALLOW. `lastRuleRef` is the ruleRef of the first match in probe order: exact identity
  * before any, then exact protocol before any, then the longest port block; within one block the smallest
- * ruleRef of the entries that share it. Lookup cost: at most 2 verdicts x 4 classes x (port prefix lengths
- * present in that class) probes, independent of the number of entries.
+ * ruleRef of the entries that share it.
+ *
+ * Lookup cost: one probe for the peer identity's header (which says which port prefix lengths exist for
+ * it, per protocol class), then one probe per present length (the any-identity lengths are kept in fields),
+ * DENY blocks only when the header says there are some. It depends on the variety of port ranges per
+ * identity, never on the number of entries; `probes` counts the hash probes.
  *
  * Capacity: maxEntries bounds both the entries and the port-block keys they expand to (as in Cilium, where
  * a port range costs one map key per aligned block); a full map returns MapError.FULL and counts stats.full.
@@ -60,15 +61,15 @@ export class PolicyMap {
   /** Hash probes made by lookups so far (shows that cost does not grow with entries). */
   probes = 0;
 
-  private readonly blocks: HashMap;
-  private readonly entries: HashMap;
-  private readonly lengthCounts = new Int32Array(2 * 2 * CLASSES * PORT_LENGTHS);
-  private readonly lengthMasks = new Int32Array(2 * 2 * CLASSES);
+  private readonly blocks = new CellTable();
+  private readonly counts = new CellTable();
+  private readonly entries = new EntryTable();
+  /** Header words of identity 0 (any peer): [ingress exact, ingress any, egress exact, egress any]. */
+  private readonly anyHeader = new Int32Array(4);
+  private blockKeys = 0;
 
   constructor(maxEntries: number) {
     this.maxEntries = maxEntries;
-    this.blocks = new HashMap({ keyWords: 2, valueWords: 2, maxEntries, noPrealloc: true });
-    this.entries = new HashMap({ keyWords: 3, valueWords: 2, maxEntries, noPrealloc: true });
   }
 
   /** Number of entries (port ranges) written by the control plane. */
@@ -78,7 +79,7 @@ export class PolicyMap {
 
   /** Number of port-block keys the entries expand to. */
   get blockCount(): number {
-    return this.blocks.size;
+    return this.blockKeys;
   }
 
   /** Adds or replaces the entry keyed by (direction, identity, proto, portLo, portHi). 0 ok, else a MapError code. */
@@ -93,39 +94,46 @@ export class PolicyMap {
   ): number {
     if (!validKey(direction, identity, proto, portLo, portHi)) return MapError.INVALID;
     if ((verdict !== PolicyVerdict.ALLOW && verdict !== PolicyVerdict.DENY) || !isU32(ruleRef)) return MapError.INVALID;
-    const existing = this.findEntry(direction, identity, proto, portLo, portHi);
-    if (existing >= 0) {
-      const oldVerdict = this.entries.values[existing * 2 + ENTRY_VERDICT]!;
-      const oldRule = this.entries.values[existing * 2 + ENTRY_RULE]!;
-      if (oldVerdict === verdict && oldRule === ruleRef) return 0;
-      this.entries.deleteSlot(existing);
-      this.removeBlocks(direction, identity, proto, portLo, portHi, oldVerdict, oldRule);
-      if (!this.addBlocks(direction, identity, proto, portLo, portHi, verdict, ruleRef)) {
-        this.addBlocks(direction, identity, proto, portLo, portHi, oldVerdict, oldRule);
-        this.storeEntry(direction, identity, proto, portLo, portHi, oldVerdict, oldRule);
+    const id = identity | 0;
+    const ports = (portLo << 16) | portHi;
+    const dirProto = (direction << 8) | proto;
+    const rule = ruleRef | 0;
+    const entries = this.entries;
+    const at = entries.find(id, ports, dirProto);
+    if (at >= 0) {
+      const oldVerdict = entries.cells[at + ENTRY_KIND]! >>> VERDICT_SHIFT;
+      const oldRule = entries.cells[at + ENTRY_RULE]!;
+      if (oldVerdict === verdict && oldRule === rule) return 0;
+      entries.removeAt(at);
+      this.removeBlocks(direction, id, proto, portLo, portHi, oldVerdict, oldRule);
+      if (!this.addBlocks(direction, id, proto, portLo, portHi, verdict, rule)) {
+        this.addBlocks(direction, id, proto, portLo, portHi, oldVerdict, oldRule);
+        entries.add(id, ports, dirProto, oldVerdict, oldRule);
         return MapError.FULL;
       }
     } else {
-      if (this.entries.size >= this.maxEntries) {
+      if (entries.size >= this.maxEntries) {
         this.stats.full++;
         return MapError.FULL;
       }
-      if (!this.addBlocks(direction, identity, proto, portLo, portHi, verdict, ruleRef)) return MapError.FULL;
+      if (!this.addBlocks(direction, id, proto, portLo, portHi, verdict, rule)) return MapError.FULL;
       this.stats.inserts++;
     }
-    this.storeEntry(direction, identity, proto, portLo, portHi, verdict, ruleRef);
+    entries.add(id, ports, dirProto, verdict, rule);
     return 0;
   }
 
   /** Removes the entry with exactly this key; false when absent. */
   delete(direction: number, identity: number, proto: number, portLo: number, portHi: number): boolean {
     if (!validKey(direction, identity, proto, portLo, portHi)) return false;
-    const slot = this.findEntry(direction, identity, proto, portLo, portHi);
-    if (slot < 0) return false;
-    const verdict = this.entries.values[slot * 2 + ENTRY_VERDICT]!;
-    const rule = this.entries.values[slot * 2 + ENTRY_RULE]!;
-    this.entries.deleteSlot(slot);
-    this.removeBlocks(direction, identity, proto, portLo, portHi, verdict, rule);
+    const id = identity | 0;
+    const entries = this.entries;
+    const at = entries.find(id, (portLo << 16) | portHi, (direction << 8) | proto);
+    if (at < 0) return false;
+    const verdict = entries.cells[at + ENTRY_KIND]! >>> VERDICT_SHIFT;
+    const rule = entries.cells[at + ENTRY_RULE]!;
+    entries.removeAt(at);
+    this.removeBlocks(direction, id, proto, portLo, portHi, verdict, rule);
     this.stats.deletes++;
     return true;
   }
@@ -133,24 +141,60 @@ export class PolicyMap {
   clear(): void {
     this.entries.clear();
     this.blocks.clear();
-    this.lengthCounts.fill(0);
-    this.lengthMasks.fill(0);
+    this.counts.clear();
+    this.anyHeader.fill(0);
+    this.blockKeys = 0;
   }
 
   /** Verdict for a packet (proto: IP protocol byte, port: 16-bit destination port); DENY wins; sets lastRuleRef. */
   lookup(direction: number, identity: number, proto: number, port: number): number {
-    this.stats.lookups++;
+    const stats = this.stats;
+    stats.lookups++;
     const dir = direction & 1;
+    const id = identity | 0;
     proto &= 0xff;
-    if (this.probe(dir, 1, identity >>> 0, proto, port)) {
-      this.stats.hits++;
-      return PolicyVerdict.DENY;
+    port &= 0xffff;
+    let idExact = 0;
+    let idAny = 0;
+    if (id !== 0) {
+      this.probes++;
+      const at = this.blocks.find(id, HEADER | dir);
+      if (at >= 0) {
+        const cells = this.blocks.cells;
+        idExact = cells[at + 2]!;
+        idAny = cells[at + 3]!;
+      }
     }
-    if (this.probe(dir, 0, identity >>> 0, proto, port)) {
-      this.stats.hits++;
+    let anyExact = this.anyHeader[dir * 2]!;
+    const anyAny = this.anyHeader[dir * 2 + 1]!;
+    // An exact class needs a non-zero packet value; 0 in the packet only matches wildcard entries.
+    if (proto === 0) {
+      idExact = 0;
+      anyExact = 0;
+    }
+    const base = (dir << 29) | (proto << 21);
+    if (((idExact | idAny | anyExact | anyAny) & DENY_PRESENT) !== 0) {
+      const deny = (1 << 30) | (dir << 29);
+      if (
+        ((idExact & DENY_PRESENT) !== 0 && this.probeLengths(id, deny | (proto << 21), port, idExact)) ||
+        ((idAny & DENY_PRESENT) !== 0 && this.probeLengths(id, deny, port, idAny)) ||
+        ((anyExact & DENY_PRESENT) !== 0 && this.probeLengths(0, deny | (proto << 21), port, anyExact)) ||
+        ((anyAny & DENY_PRESENT) !== 0 && this.probeLengths(0, deny, port, anyAny))
+      ) {
+        stats.hits++;
+        return PolicyVerdict.DENY;
+      }
+    }
+    if (
+      this.probeLengths(id, base, port, idExact) ||
+      this.probeLengths(id, dir << 29, port, idAny) ||
+      this.probeLengths(0, base, port, anyExact) ||
+      this.probeLengths(0, dir << 29, port, anyAny)
+    ) {
+      stats.hits++;
       return PolicyVerdict.ALLOW;
     }
-    this.stats.misses++;
+    stats.misses++;
     this.lastRuleRef = 0;
     return PolicyVerdict.MISS;
   }
@@ -158,163 +202,148 @@ export class PolicyMap {
   /** All entries, in storage order (allocates; for dumps, explanations and tests). */
   dump(): PolicyEntry[] {
     const out: PolicyEntry[] = [];
-    const keys = this.entries.keys;
-    const values = this.entries.values;
-    for (let slot = this.entries.nextSlot(-1); slot >= 0; slot = this.entries.nextSlot(slot)) {
+    const entries = this.entries;
+    for (let at = entries.next(-CELL_WORDS); at >= 0; at = entries.next(at)) {
+      const cells = entries.cells;
+      const kind = cells[at + ENTRY_KIND]!;
+      const ports = cells[at + ENTRY_PORTS]!;
       out.push({
-        direction: (keys[slot * 3 + 1]! >>> 8) as Direction,
-        identity: keys[slot * 3]!,
-        proto: keys[slot * 3 + 1]! & 0xff,
-        portLo: keys[slot * 3 + 2]! >>> 16,
-        portHi: keys[slot * 3 + 2]! & 0xffff,
-        verdict: values[slot * 2 + ENTRY_VERDICT]! as PolicyVerdict,
-        ruleRef: values[slot * 2 + ENTRY_RULE]!,
+        direction: ((kind >>> 8) & 1) as Direction,
+        identity: cells[at]! >>> 0,
+        proto: kind & 0xff,
+        portLo: ports >>> 16,
+        portHi: ports & 0xffff,
+        verdict: (kind >>> VERDICT_SHIFT) as PolicyVerdict,
+        ruleRef: cells[at + ENTRY_RULE]! >>> 0,
       });
     }
     return out;
   }
 
-  private probe(dir: number, deny: number, identity: number, proto: number, port: number): boolean {
-    const base = (dir * 2 + deny) * CLASSES;
-    const masks = this.lengthMasks;
-    const blocks = this.blocks;
-    for (let cls = 0; cls < CLASSES; cls++) {
-      let mask = masks[base + cls]!;
-      if (mask === 0) continue;
-      // An exact class needs a non-zero packet value; 0 in the packet only matches wildcard entries.
-      if ((cls & 2) === 0 && identity === 0) continue;
-      if ((cls & 1) === 0 && proto === 0) continue;
-      const id = (cls & 2) === 0 ? identity : 0;
-      const pr = (cls & 1) === 0 ? proto : 0;
-      do {
-        const len = 31 - Math.clz32(mask);
-        mask ^= 1 << len;
-        this.probes++;
-        const slot = blocks.find2(id, packBlock(dir, deny, pr, len, port & portMask(len)));
-        if (slot >= 0) {
-          this.lastRuleRef = blocks.values[slot * 2 + BLOCK_RULE]!;
-          return true;
-        }
-      } while (mask !== 0);
+  /** Probes the blocks of `port` for each prefix length in `lengths` (bits 0-16), longest first. */
+  private probeLengths(id: number, base: number, port: number, lengths: number): boolean {
+    let mask = lengths & LENGTHS;
+    while (mask !== 0) {
+      const len = 31 - Math.clz32(mask);
+      mask ^= 1 << len;
+      this.probes++;
+      const at = this.blocks.find(id, base | (len << 16) | (port & ((0xffff << (16 - len)) & 0xffff)));
+      if (at >= 0) {
+        this.lastRuleRef = this.blocks.cells[at + BLOCK_RULE]! >>> 0;
+        return true;
+      }
     }
     return false;
   }
 
-  private findEntry(direction: number, identity: number, proto: number, portLo: number, portHi: number): number {
-    const key = this.entries.key;
-    key[0] = identity;
-    key[1] = (direction << 8) | proto;
-    key[2] = ((portLo << 16) | portHi) >>> 0;
-    return this.entries.findKey(key, 0);
-  }
-
-  private storeEntry(
-    direction: number,
-    identity: number,
-    proto: number,
-    portLo: number,
-    portHi: number,
-    verdict: number,
-    ruleRef: number,
-  ): void {
-    const key = this.entries.key;
-    key[0] = identity;
-    key[1] = (direction << 8) | proto;
-    key[2] = ((portLo << 16) | portHi) >>> 0;
-    const slot = this.entries.upsert(); // capacity was checked by the caller
-    this.entries.values[slot * 2 + ENTRY_VERDICT] = verdict;
-    this.entries.values[slot * 2 + ENTRY_RULE] = ruleRef;
-  }
-
   /** Adds one owner to every block of the range; false (nothing changed, stats.full counted) when blocks would overflow. */
-  private addBlocks(
-    direction: number,
-    identity: number,
-    proto: number,
-    portLo: number,
-    portHi: number,
-    verdict: number,
-    ruleRef: number,
-  ): boolean {
+  private addBlocks(direction: number, id: number, proto: number, lo: number, hi: number, verdict: number, rule: number): boolean {
     const deny = verdict === PolicyVerdict.DENY ? 1 : 0;
+    const base = (deny << 30) | (direction << 29) | (proto << 21);
     const blocks = this.blocks;
-    let needed = 0;
-    forEachPortBlock(portLo, portHi, (start, len) => {
-      if (blocks.find2(identity, packBlock(direction, deny, proto, len, start)) < 0) needed++;
-    });
-    if (blocks.size + needed > this.maxEntries) {
-      this.stats.full++;
-      return false;
-    }
-    const countBase = ((direction * 2 + deny) * CLASSES + classOf(identity, proto)) * PORT_LENGTHS;
-    const maskIndex = (direction * 2 + deny) * CLASSES + classOf(identity, proto);
-    forEachPortBlock(portLo, portHi, (start, len) => {
-      const slot = blocks.upsert2(identity, packBlock(direction, deny, proto, len, start));
-      const values = blocks.values;
-      if (blocks.created) {
-        values[slot * 2 + BLOCK_OWNERS] = 1;
-        values[slot * 2 + BLOCK_RULE] = ruleRef;
-        if (this.lengthCounts[countBase + len]!++ === 0) this.lengthMasks[maskIndex]! |= 1 << len;
-      } else {
-        values[slot * 2 + BLOCK_OWNERS]!++;
-        if (ruleRef < values[slot * 2 + BLOCK_RULE]!) values[slot * 2 + BLOCK_RULE] = ruleRef;
+    let inRange = 0;
+    for (let start = lo; start <= hi; start += 0x10000 >>> portBlockLen(start, hi)) inRange++;
+    if (this.blockKeys + inRange > this.maxEntries) {
+      // Near capacity: count only the blocks that do not exist yet.
+      let needed = 0;
+      for (let start = lo; start <= hi; ) {
+        const len = portBlockLen(start, hi);
+        if (blocks.find(id, base | (len << 16) | start) < 0) needed++;
+        start += 0x10000 >>> len;
       }
-    });
+      if (this.blockKeys + needed > this.maxEntries) {
+        this.stats.full++;
+        return false;
+      }
+    }
+    const cls = proto === 0 ? 1 : 0;
+    for (let start = lo; start <= hi; ) {
+      const len = portBlockLen(start, hi);
+      const at = blocks.insert(id, base | (len << 16) | start);
+      const cells = blocks.cells;
+      if (blocks.created) {
+        cells[at + BLOCK_RULE] = rule;
+        cells[at + BLOCK_OWNERS] = 1;
+        this.blockKeys++;
+        this.countBlock(id, direction, cls, len, deny, 1);
+      } else {
+        cells[at + BLOCK_OWNERS]!++;
+        if (rule >>> 0 < cells[at + BLOCK_RULE]! >>> 0) cells[at + BLOCK_RULE] = rule;
+      }
+      start += 0x10000 >>> len;
+    }
     return true;
   }
 
   /** Drops one owner from every block of the range (the entry itself is already gone from `entries`). */
-  private removeBlocks(
-    direction: number,
-    identity: number,
-    proto: number,
-    portLo: number,
-    portHi: number,
-    verdict: number,
-    ruleRef: number,
-  ): void {
+  private removeBlocks(direction: number, id: number, proto: number, lo: number, hi: number, verdict: number, rule: number): void {
     const deny = verdict === PolicyVerdict.DENY ? 1 : 0;
+    const base = (deny << 30) | (direction << 29) | (proto << 21);
     const blocks = this.blocks;
-    const countBase = ((direction * 2 + deny) * CLASSES + classOf(identity, proto)) * PORT_LENGTHS;
-    const maskIndex = (direction * 2 + deny) * CLASSES + classOf(identity, proto);
-    forEachPortBlock(portLo, portHi, (start, len) => {
-      const slot = blocks.find2(identity, packBlock(direction, deny, proto, len, start));
-      if (slot < 0) return; // cannot happen while entries and blocks agree
-      const values = blocks.values;
-      if (--values[slot * 2 + BLOCK_OWNERS]! === 0) {
-        blocks.deleteSlot(slot);
-        if (--this.lengthCounts[countBase + len]! === 0) this.lengthMasks[maskIndex]! &= ~(1 << len);
-      } else if (values[slot * 2 + BLOCK_RULE] === ruleRef) {
-        values[slot * 2 + BLOCK_RULE] = this.smallestOwnerRule(direction, identity, proto, verdict, start, len);
+    const cls = proto === 0 ? 1 : 0;
+    for (let start = lo; start <= hi; ) {
+      const len = portBlockLen(start, hi);
+      const at = blocks.find(id, base | (len << 16) | start);
+      start += 0x10000 >>> len;
+      if (at < 0) continue; // cannot happen while entries and blocks agree
+      const cells = blocks.cells;
+      if (--cells[at + BLOCK_OWNERS]! === 0) {
+        blocks.removeAt(at);
+        this.blockKeys--;
+        this.countBlock(id, direction, cls, len, deny, -1);
+      } else if (cells[at + BLOCK_RULE] === rule) {
+        cells[at + BLOCK_RULE] = this.smallestOwnerRule(direction, id, proto, verdict, start - (0x10000 >>> len), len);
       }
-    });
+    }
+  }
+
+  /** Keeps the header bits of (identity, direction, class) in step with a block key added (+1) or removed (-1). */
+  private countBlock(id: number, direction: number, cls: number, len: number, deny: number, delta: 1 | -1): void {
+    const group = (direction << 6) | (cls << 5);
+    let bits = this.bumpCount(id, group | len, delta) ? 1 << len : 0;
+    if (deny === 1 && this.bumpCount(id, DENY_COUNT | group, delta)) bits |= DENY_PRESENT;
+    if (bits === 0) return;
+    if (id === 0) {
+      this.anyHeader[direction * 2 + cls]! ^= bits;
+      return;
+    }
+    const blocks = this.blocks;
+    const at = blocks.insert(id, HEADER | direction);
+    const cells = blocks.cells;
+    cells[at + 2 + cls]! ^= bits;
+    if (cells[at + 2] === 0 && cells[at + 3] === 0) blocks.removeAt(at);
+  }
+
+  /** Adds delta to a reference count; true when it went from 0 to 1 or from 1 to 0. */
+  private bumpCount(id: number, group: number, delta: 1 | -1): boolean {
+    const counts = this.counts;
+    const at = delta === 1 ? counts.insert(id, group) : counts.find(id, group);
+    if (at < 0) return false; // cannot happen while blocks and counts agree
+    const cells = counts.cells;
+    const n = (cells[at + COUNT]! += delta);
+    if (n === 0) counts.removeAt(at);
+    return n === 0 || (n === 1 && delta === 1);
   }
 
   /** Smallest ruleRef among remaining entries whose block decomposition contains (start, len). */
-  private smallestOwnerRule(
-    direction: number,
-    identity: number,
-    proto: number,
-    verdict: number,
-    start: number,
-    len: number,
-  ): number {
-    const keys = this.entries.keys;
-    const values = this.entries.values;
+  private smallestOwnerRule(direction: number, id: number, proto: number, verdict: number, start: number, len: number): number {
+    const entries = this.entries;
+    const cells = entries.cells;
+    const kind = (direction << 8) | proto | (verdict << VERDICT_SHIFT);
     const end = start + (0x10000 >>> len) - 1;
-    const parentStart = len === 0 ? 0 : start & portMask(len - 1);
+    const parentStart = len === 0 ? 0 : start & ((0xffff << (17 - len)) & 0xffff);
     const parentEnd = len === 0 ? 0 : parentStart + (0x10000 >>> (len - 1)) - 1;
     let best = 0xffffffff;
-    for (let slot = this.entries.nextSlot(-1); slot >= 0; slot = this.entries.nextSlot(slot)) {
-      if (keys[slot * 3] !== identity || keys[slot * 3 + 1] !== ((direction << 8) | proto)) continue;
-      if (values[slot * 2 + ENTRY_VERDICT] !== verdict) continue;
-      const lo = keys[slot * 3 + 2]! >>> 16;
-      const hi = keys[slot * 3 + 2]! & 0xffff;
+    for (let at = entries.next(-CELL_WORDS); at >= 0; at = entries.next(at)) {
+      if (cells[at] !== id || cells[at + ENTRY_KIND] !== kind) continue;
+      const lo = cells[at + ENTRY_PORTS]! >>> 16;
+      const hi = cells[at + ENTRY_PORTS]! & 0xffff;
       const containsBlock = lo <= start && end <= hi;
       const containsParent = len > 0 && lo <= parentStart && parentEnd <= hi;
-      if (containsBlock && !containsParent && values[slot * 2 + ENTRY_RULE]! < best) best = values[slot * 2 + ENTRY_RULE]!;
+      const rule = cells[at + ENTRY_RULE]! >>> 0;
+      if (containsBlock && !containsParent && rule < best) best = rule;
     }
-    return best;
+    return best | 0;
   }
 }
 

@@ -1,15 +1,23 @@
 // Splits an inclusive port range into prefix-aligned blocks (the maximal aligned power-of-two blocks
 // inside the range), as Cilium does for port ranges in policy map keys. At most 30 blocks per range.
 
-/** Calls visit(start, prefixLen) for each block of [lo, hi] (0 <= lo <= hi <= 65535), low to high. */
+/** Prefix length (0..16) of the largest aligned block that starts at `start` and ends at or before `hi`. */
+export function portBlockLen(start: number, hi: number): number {
+  // Largest block size aligned at `start` (lowest set bit; 65536 at 0) that still fits inside [start, hi].
+  let size = start === 0 ? 0x10000 : start & -start;
+  while (start + size - 1 > hi) size >>>= 1;
+  return 16 - (31 - Math.clz32(size));
+}
+
+/**
+ * Calls visit(start, prefixLen) for each block of [lo, hi] (0 <= lo <= hi <= 65535), low to high.
+ * Allocation-free callers loop themselves: `for (s = lo; s <= hi; s += 0x10000 >>> len) len = portBlockLen(s, hi)`.
+ */
 export function forEachPortBlock(lo: number, hi: number, visit: (start: number, prefixLen: number) => void): void {
-  let start = lo;
-  while (start <= hi) {
-    // Largest block size aligned at `start` (lowest set bit; 65536 at 0) that still fits inside [start, hi].
-    let size = start === 0 ? 0x10000 : start & -start;
-    while (start + size - 1 > hi) size >>>= 1;
-    visit(start, 16 - (31 - Math.clz32(size)));
-    start += size;
+  for (let start = lo; start <= hi; ) {
+    const len = portBlockLen(start, hi);
+    visit(start, len);
+    start += 0x10000 >>> len;
   }
 }
 

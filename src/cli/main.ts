@@ -4,11 +4,12 @@
 
 import { Command, CommanderError } from "commander";
 import { ExitCode, type CliCommand, type CliContext } from "./command.js";
+import { labCommand } from "./commands/lab.js";
 import { pcapCommand } from "./commands/pcap.js";
 import { LineOutput } from "./line-output.js";
 
 /** Every subcommand module, in the order `cnisim --help` lists them. */
-const COMMANDS: readonly CliCommand[] = [pcapCommand];
+const COMMANDS: readonly CliCommand[] = [pcapCommand, labCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   const ctx: CliContext = { out: new LineOutput(process.stdout), err: new LineOutput(process.stderr), exitCode: ExitCode.OK };

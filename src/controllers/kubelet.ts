@@ -7,6 +7,7 @@ import type { KubeObject } from "../k8s/index.js";
 import { NS_PER_SECOND, seconds } from "./clock.js";
 import type { ControllerContext } from "./context.js";
 import type { PodIpAllocator } from "./ip-allocator.js";
+import { Fnv32a } from "./template-hash/fnv.js";
 import { isTerminating, podKey, podPhase, writeStatus, type Pod } from "./objects.js";
 
 export interface KubeletOptions {
@@ -21,6 +22,20 @@ export interface KubeletOptions {
 type Status = { -readonly [K in keyof PodStatus]: PodStatus[K] };
 
 const imageOf = (image: string | undefined): string => image ?? "";
+
+/** 64 hex digits derived from `text` (container and image ids look like the runtime's). */
+function hexId(text: string): string {
+  let out = "";
+  for (let round = 0; out.length < 64; round++) out += new Fnv32a().writeString(`${round}:${text}`).sum32().toString(16).padStart(8, "0");
+  return out;
+}
+
+/** The image reference containerd reports: registry-qualified, with a digest. */
+function imageId(image: string): string {
+  const name = image.split("@")[0]!.replace(/:[^/:]+$/, "");
+  const qualified = name.includes("/") ? (name.split("/")[0]!.includes(".") ? name : `docker.io/${name}`) : `docker.io/library/${name}`;
+  return `${qualified}@sha256:${hexId(image)}`;
+}
 
 export class Kubelets {
   private readonly starting = new Map<string, number>();
@@ -149,8 +164,8 @@ export class Kubelets {
         (c): ContainerStatus => ({
           name: c.name,
           image: imageOf(c.image),
-          imageID: imageOf(c.image),
-          containerID: `containerd://${uid.replace(/-/g, "")}${c.name}`,
+          imageID: imageId(imageOf(c.image)),
+          containerID: `containerd://${hexId(`${uid}/${c.name}`)}`,
           ready: true,
           restartCount: 0,
           started: true,

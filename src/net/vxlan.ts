@@ -76,7 +76,7 @@ export interface VxlanOptions {
   readonly mtu?: number;
   /** Deliver to a local VTEP without encapsulating (`localbypass`, Linux's default). */
   readonly localBypass?: boolean;
-  /** Key of the flow hash (the kernel's per-boot random hashrnd); default drawn from the simulator's RNG. */
+  /** Key of the flow hash (the kernel's per-boot random hashrnd); default: the world's one key (NetWorld.flowHashKey). */
   readonly flowHashSeed?: number;
 }
 
@@ -125,7 +125,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     this.srcPortMin = min < max ? min : EPHEMERAL_PORT_MIN;
     this.srcPortMax = min < max ? max : EPHEMERAL_PORT_MAX;
     this.localBypass = options.localBypass ?? true;
-    this.flowHashSeed = options.flowHashSeed ?? world.sim.rng.nextU32();
+    this.flowHashSeed = options.flowHashSeed ?? world.flowHashKey;
     this.fdb = new VxlanFdb(options.ageingNs ?? 300 * NS_PER_SECOND);
     const remote = (options.remote ?? 0) >>> 0;
     if (remote !== 0) this.fdb.replace(ALL_ZEROS_MAC, { ip: remote, port: 0, vni: 0 }, VxlanNud.PERMANENT, world.sim.now);

@@ -19,8 +19,18 @@ export class NetWorld {
   readonly ledger = new PacketLedger();
   readonly tracer = new Tracer();
   private nextIfindex = 1;
+  private flowKey = -1;
 
   constructor(readonly sim: Simulator) {}
+
+  /**
+   * The key of the flow hash (the kernel's per-boot hashrnd behind skb_get_hash): one per world,
+   * drawn from the seeded RNG on first use, so every tunnel device hashes a flow the same way.
+   */
+  get flowHashKey(): number {
+    if (this.flowKey < 0) this.flowKey = this.sim.rng.nextU32();
+    return this.flowKey;
+  }
 
   /** Interface indexes are unique across the world so captures and traces can name them. */
   allocIfindex(): number {

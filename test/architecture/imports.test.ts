@@ -28,7 +28,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   k8s: ["util"],
   policy: CONTROL_PLANE,
   kubeproxy: [...CONTROL_PLANE, "net"],
-  cni: [...CONTROL_PLANE, "net", "policy", "kubeproxy"],
+  cni: [...CONTROL_PLANE, "engine", "net", "policy", "kubeproxy"], // engine: BGP timers run on simulated time
   scheduler: ["util", "k8s"],
   controllers: ["util", "k8s", "scheduler"],
   metrics: ["util", "k8s", "trace", "net", "datapath", "engine"],

@@ -142,16 +142,9 @@ describe("br_netfilter: bridged IPv4 through iptables, kernel vs model", { skip:
 // and the conntrack table.
 const GW = { mac: BRIDGE_MAC, ip: "10.200.5.254" } as const;
 const VIP = "198.51.100.10";
-/** Where the model is known to differ from the kernel (reported to the lead; the test stays as a todo). */
-const BRIDGED_DNAT_TODO =
-  "model disagrees: with bridge-nf-call-iptables=1 the kernel runs br_netfilter PREROUTING also for frames to the " +
-  "bridge's own MAC and, when the DNATed destination routes back out of the same bridge, bridges the frame " +
-  "(br_nf_pre_routing_finish -> bridged_dnat: dst MAC from the neighbour, src MAC and TTL kept): h2 gets eth.src " +
-  "02:00:00:05:00:01 (h1) and ttl 64; the model (bridge.ts frameFinish skips br_netfilter for local FDB entries) " +
-  "routes it: eth.src 02:00:00:05:00:fe (br0), ttl 63";
 const SVC_PHASES = [
-  { callIptables: 1, sport: 42001, todo: BRIDGED_DNAT_TODO },
-  { callIptables: 0, sport: 42002, todo: undefined },
+  { callIptables: 1, sport: 42001 },
+  { callIptables: 0, sport: 42002 },
 ] as const;
 
 function svcRequest(phase: number): Uint8Array[] {
@@ -263,7 +256,7 @@ describe("a DNATed service on a bridge: the bridged reply needs br_netfilter, ke
   });
 
   for (const [i, p] of SVC_PHASES.entries()) {
-    it(`bridge-nf-call-iptables=${p.callIptables}: h2 gets the DNATed request, h1 the reply`, p.todo !== undefined ? { todo: p.todo } : {}, () => {
+    it(`bridge-nf-call-iptables=${p.callIptables}: h2 gets the DNATed request, h1 the reply`, () => {
       const replyFrom = kernel.atH1[i]!.filter(frame.isIpv4).map((f) => `${formatIPv4(frame.ipSrc(f))}:${frame.srcPort(f)}`);
       assert.deepEqual(replyFrom, [p.callIptables === 1 ? `${VIP}:53` : `${H2.ip}:5353`], "kernel oracle: source of the reply at h1");
       const d2 = diffFrameLists(kernel.atH2[i]!, model.atH2[i]!);

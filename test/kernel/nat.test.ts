@@ -5,7 +5,9 @@
 // from B) is known. The model's R gets that same sequence (B is a raw endpoint there, replaying the
 // kernel B's frames) and must send out of each side the bytes the kernel's R sent: rewritten addresses
 // and ports, checksums, reverse translation of replies and of the addresses quoted inside the ICMP
-// error. Then both conntrack tables are compared (states, tuples, [UNREPLIED]/[ASSURED]).
+// error. Then both conntrack tables are compared (states, tuples, [UNREPLIED]/[ASSURED]). Also here:
+// MASQUERADE out of an interface without an address (source taken from another interface) and a
+// MASQUERADE port clash between two clients.
 
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -13,11 +15,11 @@ import type { NfRuleSpec } from "../../src/net/netfilter/table/spec.js";
 import type { NfTableName } from "../../src/net/netfilter/hooks.js";
 import { KernelLab, kernelSkipReason } from "./harness/lab.js";
 import { KernelCapture, type CapturedFrame } from "./harness/capture.js";
-import { frame, hex, icmpEchoFrame, tcpFrame, TcpFlag, udpFrame, type Ipv4Spec } from "./harness/frames.js";
+import { frame, hex, icmpEchoFrame, ip4, tcpFrame, TcpFlag, udpFrame, type Ipv4Spec } from "./harness/frames.js";
 import { ModelLab } from "./harness/model.js";
 import { describeFrame, diffFrameLists, formatDiffs } from "./harness/compare.js";
 import { kernelConntrack, modelConntrack } from "./harness/conntrack.js";
-import { buildKernelRouted, buildModelRouted, NET } from "./harness/routed.js";
+import { buildKernelRouted, buildModelRouted, NET, type RoutedOptions } from "./harness/routed.js";
 import { PY_SERVE } from "./harness/python.js";
 import { waitUntil } from "./harness/wait.js";
 
@@ -64,55 +66,60 @@ interface Seen {
   readonly conntrack: string[];
 }
 
-async function kernelRun(): Promise<Seen> {
-  const lab = new KernelLab("nat");
+/** One step: A sends a frame (built from what A has received so far), then R's answer is awaited. */
+interface NatStep {
+  readonly send: (atA: readonly Uint8Array[]) => Uint8Array;
+  readonly until: { readonly side: "A" | "B"; readonly what: string; readonly pred: (f: Uint8Array) => boolean };
+}
+
+interface NatScenario {
+  readonly tag: string;
+  readonly rules: readonly Rule[];
+  readonly steps: readonly NatStep[];
+  readonly routed?: RoutedOptions;
+  /** Run B's TCP listener (8080) and UDP echo (7). */
+  readonly server?: boolean;
+}
+
+const fromR = (side: "A" | "B") => fromMac(side === "A" ? NET.raMac : NET.rbMac);
+
+async function kernelNat(sc: NatScenario): Promise<Seen> {
+  const lab = new KernelLab(sc.tag);
   try {
-    const t = buildKernelRouted(lab);
+    const t = buildKernelRouted(lab, sc.routed);
     lab.ip(t.b, "neigh", "add", SNAT_ADDR, "lladdr", NET.rbMac, "dev", "vb", "nud", "permanent");
-    for (const r of RULES) lab.exec(t.r, "iptables", ["-t", r.table, "-A", r.chain, ...r.iptables]);
-    const server = lab.spawnPython(t.b, PY_SERVE, ["8080", "7"]);
-    let out = "";
-    server.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-    await waitUntil(() => out.includes("ready"), "the server in B to listen");
-    const capA = await KernelCapture.start(lab, t.a, "va", "inout");
-    const capB = await KernelCapture.start(lab, t.b, "vb", "inout");
-    const atA = async (pred: (f: Uint8Array) => boolean, what: string): Promise<Uint8Array> =>
-      (await capA.waitFor((fs) => fs.some(pred), what)).find(pred)!;
-
-    await lab.send(t.a, "va", [tcpFrame({ ...fromA(VIP, { id: 0x2001, df: true }), sport: 40001, dport: 80, seq: 1000, flags: TcpFlag.SYN })]);
-    const synAck = await atA((f) => isTcp(f, TcpFlag.SYN | TcpFlag.ACK), "the SYN-ACK at A");
-    const ack = tcpFrame({ ...fromA(VIP, { id: 0x2002, df: true }), sport: 40001, dport: 80, seq: 1001, ack: frame.tcpSeq(synAck) + 1, flags: TcpFlag.ACK });
-    await lab.send(t.a, "va", [ack]);
-    await capB.waitFor((fs) => fs.some((f) => fromMac(NET.rbMac)(f) && isTcp(f, TcpFlag.ACK)), "the ACK at B");
-    await lab.send(t.a, "va", [udpFrame({ ...fromA(NET.b, { id: 0x2003 }), sport: 40002, dport: 7, payload: "echo me" })]);
-    await atA((f) => frame.isIpv4(f) && frame.ipProto(f) === 17 && fromMac(NET.raMac)(f), "the UDP echo at A");
-    await lab.send(t.a, "va", [udpFrame({ ...fromA(NET.b, { id: 0x2004 }), sport: 40003, dport: 9 })]);
-    await atA((f) => frame.isIpv4(f) && frame.ipProto(f) === 1 && f[frame.l4(f)] === 3, "the port unreachable at A");
-    await lab.send(t.a, "va", [icmpEchoFrame({ ...fromA(NET.b, { id: 0x2005 }), ident: 0x4444, seq: 1 })]);
-    await atA((f) => frame.isIpv4(f) && frame.ipProto(f) === 1 && f[frame.l4(f)] === 0, "the echo reply at A");
-
+    for (const r of sc.rules) lab.exec(t.r, "iptables", ["-t", r.table, "-A", r.chain, ...r.iptables]);
+    if (sc.server === true) {
+      const server = lab.spawnPython(t.b, PY_SERVE, ["8080", "7"]);
+      let out = "";
+      server.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+      await waitUntil(() => out.includes("ready"), "the server in B to listen");
+    }
+    const caps = { A: await KernelCapture.start(lab, t.a, "va", "inout"), B: await KernelCapture.start(lab, t.b, "vb", "inout") };
+    for (const step of sc.steps) {
+      const atA = (await caps.A.frames()).filter(fromR("A"));
+      await lab.send(t.a, "va", [step.send(atA)]);
+      const { side, what, pred } = step.until;
+      await caps[side].waitFor((fs) => fs.some((f) => fromR(side)(f) && pred(f)), what);
+    }
     const conntrack = kernelConntrack(lab, t.r);
-    const a = await capA.stopRecords();
-    const b = await capB.stopRecords();
+    const a = await caps.A.stopRecords();
+    const b = await caps.B.stopRecords();
     const tagged = (rs: CapturedFrame[], side: "A" | "B", mac: string) => rs.filter((r) => fromMac(mac)(r.data)).map((r) => ({ side, ...r }));
     const input = [...tagged(a, "A", NET.aMac), ...tagged(b, "B", NET.bMac)]
       .sort((x, y) => (x.tsNs < y.tsNs ? -1 : x.tsNs > y.tsNs ? 1 : 0))
       .map(({ side, data }) => ({ side, data }));
-    return {
-      input,
-      toA: a.filter((r) => fromMac(NET.raMac)(r.data)).map((r) => r.data),
-      toB: b.filter((r) => fromMac(NET.rbMac)(r.data)).map((r) => r.data),
-      conntrack,
-    };
+    return { input, toA: a.filter((r) => fromR("A")(r.data)).map((r) => r.data), toB: b.filter((r) => fromR("B")(r.data)).map((r) => r.data), conntrack };
   } finally {
     await lab.close();
   }
 }
 
-function modelRun(input: Seen["input"]): Seen {
+/** The model's R gets the kernel's input sequence; B is a raw endpoint replaying the kernel B's frames. */
+function modelNat(sc: NatScenario, input: Seen["input"]): Seen {
   const m = new ModelLab();
-  const t = buildModelRouted(m, { rawB: true });
-  for (const r of RULES) {
+  const t = buildModelRouted(m, { ...sc.routed, rawB: true });
+  for (const r of sc.rules) {
     const added = t.r.netfilter.table(r.table).append(r.chain, r.spec);
     if (!added.ok) throw new Error(`model rule ${r.iptables.join(" ")}: ${JSON.stringify(added.error)}`);
   }
@@ -122,14 +129,72 @@ function modelRun(input: Seen["input"]): Seen {
   return { input, toA, toB, conntrack: modelConntrack(t.r.netfilter.conntrack) };
 }
 
+const isIcmp = (type: number) => (f: Uint8Array): boolean => frame.isIpv4(f) && frame.ipProto(f) === 1 && f[frame.l4(f)] === type;
+
+const MAIN: NatScenario = {
+  tag: "nat",
+  rules: RULES,
+  server: true,
+  steps: [
+    {
+      send: () => tcpFrame({ ...fromA(VIP, { id: 0x2001, df: true }), sport: 40001, dport: 80, seq: 1000, flags: TcpFlag.SYN }),
+      until: { side: "A", what: "the SYN-ACK at A", pred: (f) => isTcp(f, TcpFlag.SYN | TcpFlag.ACK) },
+    },
+    {
+      send: (atA) => {
+        const synAck = atA.find((f) => isTcp(f, TcpFlag.SYN | TcpFlag.ACK))!;
+        return tcpFrame({ ...fromA(VIP, { id: 0x2002, df: true }), sport: 40001, dport: 80, seq: 1001, ack: frame.tcpSeq(synAck) + 1, flags: TcpFlag.ACK });
+      },
+      until: { side: "B", what: "the ACK at B", pred: (f) => isTcp(f, TcpFlag.ACK) },
+    },
+    {
+      send: () => udpFrame({ ...fromA(NET.b, { id: 0x2003 }), sport: 40002, dport: 7, payload: "echo me" }),
+      until: { side: "A", what: "the UDP echo at A", pred: (f) => frame.isIpv4(f) && frame.ipProto(f) === 17 },
+    },
+    {
+      send: () => udpFrame({ ...fromA(NET.b, { id: 0x2004 }), sport: 40003, dport: 9 }),
+      until: { side: "A", what: "the port unreachable at A", pred: isIcmp(3) },
+    },
+    {
+      send: () => icmpEchoFrame({ ...fromA(NET.b, { id: 0x2005 }), ident: 0x4444, seq: 1 }),
+      until: { side: "A", what: "the echo reply at A", pred: isIcmp(0) },
+    },
+  ],
+};
+
+// MASQUERADE out of an interface without an address: the kernel's inet_select_addr falls back to
+// another interface's address (R's 10.200.1.1 on vra).
+const FALLBACK: NatScenario = {
+  tag: "masqfb",
+  routed: { noAddressOnRb: true },
+  rules: [
+    {
+      table: "nat",
+      chain: "POSTROUTING",
+      iptables: ["-o", "vrb", "-j", "MASQUERADE"],
+      spec: { outIface: "vrb", target: { kind: "MASQUERADE" } },
+    },
+  ],
+  steps: [
+    {
+      send: () => udpFrame({ ...fromA(NET.b, { id: 0x2201 }), sport: 40021, dport: 9 }),
+      until: { side: "A", what: "the port unreachable at A", pred: isIcmp(3) },
+    },
+    {
+      send: () => icmpEchoFrame({ ...fromA(NET.b, { id: 0x2202 }), ident: 0x4545, seq: 1 }),
+      until: { side: "A", what: "the echo reply at A", pred: isIcmp(0) },
+    },
+  ],
+};
+
 const skip = kernelSkipReason();
 
 describe("DNAT, SNAT and MASQUERADE through a router: kernel vs model", { skip: skip ?? false, timeout: 120_000 }, () => {
   let kernel: Seen;
   let model: Seen;
   before(async () => {
-    kernel = await kernelRun();
-    model = modelRun(kernel.input);
+    kernel = await kernelNat(MAIN);
+    model = modelNat(MAIN, kernel.input);
   });
 
   it("the kernel's B saw the translated flows (oracle sanity)", () => {
@@ -150,6 +215,29 @@ describe("DNAT, SNAT and MASQUERADE through a router: kernel vs model", { skip: 
 
   it("conntrack entries: states, tuples and flags", () => {
     assert.deepEqual(model.conntrack, kernel.conntrack, `kernel frames into R: ${kernel.input.map((f) => `${f.side}:${hex(f.data).slice(28, 48)}`).join(" ")}`);
+  });
+});
+
+describe("MASQUERADE out of an interface without an address: kernel vs model", { skip: skip ?? false, timeout: 120_000 }, () => {
+  let kernel: Seen;
+  let model: Seen;
+  before(async () => {
+    kernel = await kernelNat(FALLBACK);
+    model = modelNat(FALLBACK, kernel.input);
+  });
+
+  it("the kernel takes R's address on another interface (oracle sanity)", () => {
+    assert.ok(kernel.toB.length >= 2, "kernel: both packets reached B");
+    for (const f of kernel.toB) assert.equal(frame.ipSrc(f), ip4(NET.ra), describeFrame(f));
+  });
+
+  it("frames R sent to B and back to A", () => {
+    const diffs = [...diffFrameLists(kernel.toB, model.toB), ...diffFrameLists(kernel.toA, model.toA)];
+    assert.equal(diffs.length, 0, formatDiffs("masquerade fallback", diffs));
+  });
+
+  it("conntrack entries", () => {
+    assert.deepEqual(model.conntrack, kernel.conntrack);
   });
 });
 

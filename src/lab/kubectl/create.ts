@@ -27,7 +27,7 @@ function finish(env: KubectlEnv, p: ParsedArgs, obj: Record<string, unknown>, ve
     else return usage(`unable to match a printer suitable for the output format "${output}"`);
     return done;
   }
-  const loaded = loadText(stringify(obj), `${kind.toLowerCase()}/${meta.name}`, { namespace: namespaceOf(env, p) });
+  const loaded = loadText(stringify(obj, { aliasDuplicateObjects: false }), `${kind.toLowerCase()}/${meta.name}`, { namespace: namespaceOf(env, p) });
   if (loaded.errors.length > 0) return kubectlError(env, loaded.errors.map(formatDiagnostic).join("; "));
   const object = loaded.objects[0]!.object;
   const r = createObject(env.cluster, object);

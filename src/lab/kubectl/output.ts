@@ -3,7 +3,7 @@
 import { stringify } from "yaml";
 
 export function toYaml(value: unknown): string[] {
-  return stringify(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0 }).replace(/\n$/, "").split("\n");
+  return stringify(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false }).replace(/\n$/, "").split("\n");
 }
 
 function sortKeys(v: unknown): unknown {

@@ -26,6 +26,8 @@ export interface RoutedOptions {
   readonly mtuB?: number;
   /** R and B resolve each other with ARP (no static entries between them). */
   readonly arpBetweenRAndB?: boolean;
+  /** R's vrb gets no address (only a route to B's subnet): R's own packets toward B then take another interface's address. */
+  readonly noAddressOnRb?: boolean;
 }
 
 export interface KernelRouted {
@@ -41,7 +43,8 @@ export function buildKernelRouted(lab: KernelLab, opts: RoutedOptions = {}): Ker
   lab.veth(a, "va", NET.aMac, r, "vra", NET.raMac);
   lab.veth(r, "vrb", NET.rbMac, b, "vb", NET.bMac, opts.mtuB ?? 1500);
   lab.ip(r, "addr", "add", `${NET.ra}/24`, "dev", "vra");
-  lab.ip(r, "addr", "add", `${NET.rb}/24`, "dev", "vrb");
+  if (opts.noAddressOnRb === true) lab.ip(r, "route", "add", "10.200.2.0/24", "dev", "vrb");
+  else lab.ip(r, "addr", "add", `${NET.rb}/24`, "dev", "vrb");
   lab.ip(b, "addr", "add", `${NET.b}/24`, "dev", "vb");
   lab.ip(b, "route", "add", "default", "via", NET.rb);
   lab.sysctl(r, "net.ipv4.ip_forward", 1);
@@ -72,7 +75,12 @@ export function buildModelRouted(m: ModelLab, opts: RoutedOptions & { readonly r
   const [va, vra] = m.veth(null, "va", NET.aMac, r, "vra", NET.raMac);
   const [vrb, vb] = m.veth(r, "vrb", NET.rbMac, b, "vb", NET.bMac, opts.mtuB ?? 1500);
   m.addr(r, vra, `${NET.ra}/24`);
-  m.addr(r, vrb, `${NET.rb}/24`);
+  if (opts.noAddressOnRb === true) {
+    const route = r.routes.add({ dst: ip4("10.200.2.0"), prefixLen: 24, dev: vrb });
+    if (!route.ok) throw new Error(`model: route in r: ${JSON.stringify(route.error)}`);
+  } else {
+    m.addr(r, vrb, `${NET.rb}/24`);
+  }
   r.sysctl.ipForward = true;
   m.neigh(r, vra, NET.a, NET.aMac);
   if (opts.arpBetweenRAndB !== true) m.neigh(r, vrb, NET.b, NET.bMac);

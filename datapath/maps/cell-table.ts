@@ -1,0 +1,147 @@
+// CellTable: an open-addressing hash table whose cells hold key and value together in one Int32Array
+// (4 words per cell: two key words, two value words), so a probe touches one cache line. Linear probing,
+// load factor <= 1/2, backward-shift deletion (no tombstones); key word 1 = -1 marks a free cell.
+// Internal building block of PolicyMap (block keys, per-identity headers, reference counts).
+
+const EMPTY = -1;
+/** Words per cell: KEY0, KEY1, VALUE0, VALUE1. */
+export const CELL_WORDS = 4;
+const MIN_CELLS = 8;
+
+/** Hash of a two-word key (int32 inputs): a multiply-xorshift mix, full avalanche on both words. */
+export function pairHash(k0: number, k1: number): number {
+  let h = Math.imul(k0 ^ 0x2c1b3c6d, 0x297a2d39) ^ k1;
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/**
+ * Cells are addressed by word offset (`cell * 4`): `cells[at]`, `cells[at + 1]` are the key,
+ * `cells[at + 2]`, `cells[at + 3]` the values. Offsets are valid until the next insert or remove.
+ * Keys are int32 pairs; key word 1 must never be -1. The caller bounds the number of keys.
+ */
+export class CellTable {
+  cells: Int32Array;
+  /** Live keys. */
+  size = 0;
+  /** Set by insert: true when the key was added (values zeroed), false when it was present. */
+  created = false;
+  private wordMask: number;
+
+  constructor(expectedKeys = 0) {
+    const cells = cellsFor(expectedKeys);
+    this.cells = new Int32Array(cells * CELL_WORDS).fill(EMPTY);
+    this.wordMask = cells * CELL_WORDS - 1;
+  }
+
+  /** Word offset of the key's cell, or -1. */
+  find(k0: number, k1: number): number {
+    const cells = this.cells;
+    const mask = this.wordMask;
+    let at = (pairHash(k0, k1) << 2) & mask;
+    for (;;) {
+      const w1 = cells[at + 1]!;
+      if (w1 === EMPTY) return -1;
+      if (w1 === k1 && cells[at] === k0) return at;
+      at = (at + CELL_WORDS) & mask;
+    }
+  }
+
+  /** Word offset of the key's cell, adding it with zeroed values when absent (sets `created`). */
+  insert(k0: number, k1: number): number {
+    let cells = this.cells;
+    let mask = this.wordMask;
+    let at = (pairHash(k0, k1) << 2) & mask;
+    for (;;) {
+      const w1 = cells[at + 1]!;
+      if (w1 === EMPTY) break;
+      if (w1 === k1 && cells[at] === k0) {
+        this.created = false;
+        return at;
+      }
+      at = (at + CELL_WORDS) & mask;
+    }
+    if ((this.size + 1) * 2 * CELL_WORDS > cells.length) {
+      this.resize(cells.length / CELL_WORDS * 2);
+      cells = this.cells;
+      mask = this.wordMask;
+      at = (pairHash(k0, k1) << 2) & mask;
+      while (cells[at + 1] !== EMPTY) at = (at + CELL_WORDS) & mask;
+    }
+    cells[at] = k0;
+    cells[at + 1] = k1;
+    cells[at + 2] = 0;
+    cells[at + 3] = 0;
+    this.size++;
+    this.created = true;
+    return at;
+  }
+
+  /** Removes the cell at word offset `at` (from find/insert); later cells of its run shift back. */
+  removeAt(at: number): void {
+    const cells = this.cells;
+    const mask = this.wordMask;
+    let hole = at;
+    let next = (hole + CELL_WORDS) & mask;
+    for (;;) {
+      const k1 = cells[next + 1]!;
+      if (k1 === EMPTY) break;
+      const home = (pairHash(cells[next]!, k1) << 2) & mask;
+      // The cell at `next` may move into the hole only if its home is not inside (hole, next].
+      if (((next - home) & mask) >= ((next - hole) & mask)) {
+        cells[hole] = cells[next]!;
+        cells[hole + 1] = k1;
+        cells[hole + 2] = cells[next + 2]!;
+        cells[hole + 3] = cells[next + 3]!;
+        hole = next;
+      }
+      next = (next + CELL_WORDS) & mask;
+    }
+    cells[hole + 1] = EMPTY;
+    this.size--;
+  }
+
+  /** Makes room for `keys` keys without further growth (a capacity hint). */
+  reserve(keys: number): void {
+    const cells = cellsFor(keys);
+    if (cells * CELL_WORDS > this.cells.length) this.resize(cells);
+  }
+
+  clear(): void {
+    this.cells.fill(EMPTY);
+    this.size = 0;
+  }
+
+  /** Next live cell's word offset after `previous` (start with -CELL_WORDS); -1 at the end. */
+  next(previous: number): number {
+    const cells = this.cells;
+    for (let at = previous + CELL_WORDS; at < cells.length; at += CELL_WORDS) if (cells[at + 1] !== EMPTY) return at;
+    return -1;
+  }
+
+  private resize(cellCount: number): void {
+    const old = this.cells;
+    const cells = new Int32Array(cellCount * CELL_WORDS).fill(EMPTY);
+    const mask = cellCount * CELL_WORDS - 1;
+    for (let from = 0; from < old.length; from += CELL_WORDS) {
+      const k1 = old[from + 1]!;
+      if (k1 === EMPTY) continue;
+      let at = (pairHash(old[from]!, k1) << 2) & mask;
+      while (cells[at + 1] !== EMPTY) at = (at + CELL_WORDS) & mask;
+      cells[at] = old[from]!;
+      cells[at + 1] = k1;
+      cells[at + 2] = old[from + 2]!;
+      cells[at + 3] = old[from + 3]!;
+    }
+    this.cells = cells;
+    this.wordMask = mask;
+  }
+}
+
+/** Cells for `keys` keys at load <= 1/2: a power of two, at least MIN_CELLS. */
+export function cellsFor(keys: number): number {
+  let cells = MIN_CELLS;
+  while (cells < keys * 2) cells *= 2;
+  return cells;
+}

@@ -1,0 +1,81 @@
+// `cnisim lab SCRIPT -f FILES...`: runs a lab script (kubectl commands a user types) against the
+// cluster described by the files (a Cluster file plus YAML), printing what kubectl prints.
+// Files the script names are read relative to the script's folder.
+
+import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { formatDiagnostic, loadFiles } from "../../k8s/index.js";
+import { defaultScheduler, LabCluster, LabFiles, parseGoDuration, runLab } from "../../lab/index.js";
+import { err, ok } from "../../util/result.js";
+import { ExitCode, type CliCommand, type CliContext } from "../command.js";
+
+type LabCliOptions = { file: string[]; keepGoing?: boolean; step: string; warmup: string; echo: boolean };
+
+export const labCommand: CliCommand = {
+  register(program: Command, ctx: CliContext): void {
+    program
+      .command("lab")
+      .description("run a lab script of kubectl commands against an emulated cluster")
+      .argument("<script>", "text file: one command per line, # comments, <<EOF here-documents")
+      .requiredOption("-f, --file <path...>", "cluster and workload files (a cnisim Cluster file, Kubernetes YAML, folders)")
+      .option("--keep-going", "continue after a line the lab cannot run")
+      .option("--step <duration>", "simulated time between commands", "10s")
+      .option("--warmup <duration>", "simulated time before the first command", "60s")
+      .option("--no-echo", "do not print each command before its output")
+      .addHelpText(
+        "after",
+        "\nExit codes: 0 every line ran; 1 a line could not be run (unknown command or flag, bad\n" +
+          "manifest) or the files did not load; 2 bad command line. kubectl's own errors (NotFound,\n" +
+          "a refused drain) are printed as kubectl prints them and do not stop the script.",
+      )
+      .action(async (script: string, options: LabCliOptions) => {
+        ctx.exitCode = await lab(script, options, ctx);
+      });
+  },
+};
+
+async function lab(script: string, options: LabCliOptions, ctx: CliContext): Promise<0 | 1 | 2> {
+  const step = parseGoDuration(options.step);
+  const warmup = parseGoDuration(options.warmup);
+  if (!step.ok || !warmup.ok) {
+    await ctx.err.line(`cnisim: ${step.ok ? "--warmup" : "--step"}: ${step.ok ? (warmup as { error: string }).error : step.error}`);
+    return ExitCode.USAGE;
+  }
+  let text: string;
+  try {
+    text = readFileSync(script, "utf8");
+  } catch (e) {
+    await ctx.err.line(`cnisim: ${script}: cannot read: ${(e as Error).message}`);
+    return ExitCode.FAILURE;
+  }
+  const loaded = await loadFiles(options.file);
+  for (const w of loaded.warnings) await ctx.err.line(`cnisim: warning: ${formatDiagnostic(w)}`);
+  const cluster = LabCluster.create(loaded, { scheduler: defaultScheduler });
+  if (!cluster.ok) {
+    await ctx.err.line(`cnisim: ${cluster.error}`);
+    return ExitCode.FAILURE;
+  }
+  const base = dirname(script);
+  const files = new LabFiles((path) => {
+    try {
+      return ok(readFileSync(isAbsolute(path) ? path : resolve(base, path), "utf8"));
+    } catch (e) {
+      return err((e as Error).message);
+    }
+  });
+  const lines: { stream: "out" | "err"; text: string }[] = [];
+  const result = runLab(
+    cluster.value,
+    text,
+    { files, stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo, scriptName: script },
+    { out: (l) => lines.push({ stream: "out", text: l }), err: (l) => lines.push({ stream: "err", text: l }) },
+  );
+  let last: "out" | "err" | null = null;
+  for (const l of lines) {
+    if (last !== null && last !== l.stream) await (last === "out" ? ctx.out : ctx.err).flush();
+    await (l.stream === "out" ? ctx.out : ctx.err).line(l.text);
+    last = l.stream;
+  }
+  return result.ok ? ExitCode.OK : ExitCode.FAILURE;
+}
