@@ -12,7 +12,7 @@ import { kubectl } from "./kubectl/kubectl.js";
 import { CONTEXT_NAME } from "./kubectl/misc.js";
 import { usage, type CommandResult, type KubectlIo } from "./kubectl/env.js";
 import { parseScript, type ScriptStep } from "./script.js";
-import { parsePipeline } from "./words.js";
+import { parseCommandList, type Pipeline } from "./words.js";
 
 export interface LabSink {
   out(line: string): void;
@@ -99,34 +99,45 @@ function shellCommand(cluster: LabCluster, options: LabOptions, argv: readonly s
   }
 }
 
-function runStep(cluster: LabCluster, options: LabOptions, step: ScriptStep): { record: StepRecord; error: string | null } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const fail = (message: string): { record: StepRecord; error: string } => {
-    const error = `${options.scriptName ?? "script"}:${step.line}: ${message}`;
-    return { record: { line: step.line, command: step.command, stdout, stderr, exit: 1, error }, error };
-  };
-  const parsed = parsePipeline(step.command);
-  if (parsed.pipeline === null) return fail(parsed.error ?? "cannot parse the command");
-  const { commands, redirect } = parsed.pipeline;
+function runPipeline(cluster: LabCluster, options: LabOptions, pipeline: Pipeline, stdin: string | undefined, stdout: string[], stderr: string[]): CommandResult {
+  const { commands, redirect } = pipeline;
   const filters: TextFilter[] = [];
   for (const argv of commands.slice(1)) {
     const f = textFilter(argv);
-    if (!f.ok) return fail(f.error);
+    if (!f.ok) return usage(f.error);
     filters.push(f.value);
   }
   const captured: string[] = [];
   const piping = filters.length > 0 || redirect !== null;
   const io: KubectlIo = { out: (l) => (piping ? captured : stdout).push(l), err: (l) => stderr.push(l) };
-  const result = shellCommand(cluster, options, commands[0]!, step.stdin, io);
+  const result = shellCommand(cluster, options, commands[0]!, stdin, io);
   if (piping) {
     let lines = captured;
     for (const f of filters) lines = f(lines);
     if (redirect !== null) options.files.write(redirect.file, lines.length === 0 ? "" : lines.join("\n") + "\n", redirect.append);
     else stdout.push(...lines);
   }
-  if (result.usage !== undefined) return fail(`${commands[0]!.join(" ")}: ${result.usage}`);
-  return { record: { line: step.line, command: step.command, stdout, stderr, exit: result.exit }, error: null };
+  return result.usage === undefined ? result : { ...result, usage: `${commands[0]!.join(" ")}: ${result.usage}` };
+}
+
+/** Runs one script line: pipelines joined by ";", "&&", "||", with no simulated time between them. */
+function runStep(cluster: LabCluster, options: LabOptions, step: ScriptStep): { record: StepRecord; error: string | null } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const fail = (message: string, exit: number): { record: StepRecord; error: string } => {
+    const error = `${options.scriptName ?? "script"}:${step.line}: ${message}`;
+    return { record: { line: step.line, command: step.command, stdout, stderr, exit, error }, error };
+  };
+  const parsed = parseCommandList(step.command);
+  if (parsed.items === null) return fail(parsed.error ?? "cannot parse the command", 2);
+  let exit = 0;
+  for (const { join, pipeline } of parsed.items) {
+    if ((join === "&&" && exit !== 0) || (join === "||" && exit === 0)) continue;
+    const result = runPipeline(cluster, options, pipeline, step.stdin, stdout, stderr);
+    if (result.usage !== undefined) return fail(result.usage, result.exit);
+    exit = result.exit;
+  }
+  return { record: { line: step.line, command: step.command, stdout, stderr, exit }, error: null };
 }
 
 export function runLab(cluster: LabCluster, script: string, options: LabOptions, sink: LabSink): LabResult {

@@ -1,7 +1,9 @@
 // Shell words: splits a command line as a POSIX shell would for the subset lab scripts use —
-// single and double quotes, backslash escapes, and the operators "|", ">" and ">>" as their own
-// tokens — so `kubectl get pods -o wide | awk '{print $1,$7}'` becomes two commands.
-export type Token = { readonly kind: "word"; readonly text: string } | { readonly kind: "op"; readonly text: "|" | ">" | ">>" };
+// single and double quotes, backslash escapes, the operators "|", ">", ">>" and the list
+// separators ";", "&&", "||" — so `kubectl get pods -o wide | awk '{print $1,$7}'` becomes a
+// pipeline of two commands, and `a ; b` a list of two pipelines run without time passing between.
+export type Operator = "|" | ">" | ">>" | ";" | "&&" | "||";
+export type Token = { readonly kind: "word"; readonly text: string } | { readonly kind: "op"; readonly text: Operator };
 
 export function tokenize(line: string): { tokens: Token[]; error: string | null } {
   const tokens: Token[] = [];
@@ -33,9 +35,14 @@ export function tokenize(line: string): { tokens: Token[]; error: string | null 
       word += line[++i];
       inWord = true;
     } else if (/\s/.test(c)) flush();
-    else if (c === "|") {
+    else if (c === "|" || c === "&" || c === ";") {
       flush();
-      tokens.push({ kind: "op", text: "|" });
+      const two = line.slice(i, i + 2);
+      if (two === "&&" || two === "||") {
+        tokens.push({ kind: "op", text: two });
+        i++;
+      } else if (c === "&") return { tokens, error: 'running a command in the background ("&") is not supported' };
+      else tokens.push({ kind: "op", text: c });
     } else if (c === ">") {
       flush();
       if (line[i + 1] === ">") {
@@ -58,9 +65,37 @@ export interface Pipeline {
   readonly redirect: { readonly file: string; readonly append: boolean } | null;
 }
 
-export function parsePipeline(line: string): { pipeline: Pipeline | null; error: string | null } {
+/** A pipeline and how it joins the one before it (";" for the first). */
+export interface ListItem {
+  readonly join: ";" | "&&" | "||";
+  readonly pipeline: Pipeline;
+}
+
+/** Splits a line into pipelines at ";", "&&" and "||". */
+export function parseCommandList(line: string): { items: ListItem[] | null; error: string | null } {
   const { tokens, error } = tokenize(line);
-  if (error !== null) return { pipeline: null, error };
+  if (error !== null) return { items: null, error };
+  const items: ListItem[] = [];
+  let join: ListItem["join"] = ";";
+  let start = 0;
+  for (let i = 0; i <= tokens.length; i++) {
+    const t = tokens[i];
+    if (t !== undefined && !(t.kind === "op" && (t.text === ";" || t.text === "&&" || t.text === "||"))) continue;
+    const part = tokens.slice(start, i);
+    if (part.length === 0) {
+      if (t === undefined && items.length > 0 && join === ";") break;
+      return { items: null, error: t === undefined ? "empty command" : `empty command before "${t.text}"` };
+    }
+    const r = pipelineOf(part);
+    if (r.pipeline === null) return { items: null, error: r.error };
+    items.push({ join, pipeline: r.pipeline });
+    if (t !== undefined) join = t.text as ListItem["join"];
+    start = i + 1;
+  }
+  return { items, error: null };
+}
+
+function pipelineOf(tokens: readonly Token[]): { pipeline: Pipeline | null; error: string | null } {
   const commands: string[][] = [[]];
   let redirect: Pipeline["redirect"] = null;
   for (let i = 0; i < tokens.length; i++) {
