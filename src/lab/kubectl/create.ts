@@ -32,7 +32,6 @@ function finish(env: KubectlEnv, p: ParsedArgs, obj: Record<string, unknown>, ve
   const object = loaded.objects[0]!.object;
   const r = createObject(env.cluster, object);
   if (!r.ok) return serverError(env, r.error.reason, r.error.message);
-  env.cluster.settle();
   if (output === "yaml") for (const line of toYaml(r.value)) env.io.out(line);
   else env.io.out(`${resourceOfKind(object.kind).singular}/${meta.name} ${verbPast}`);
   return done;

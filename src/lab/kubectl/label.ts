@@ -101,6 +101,5 @@ export function label(env: KubectlEnv, words: readonly string[]): CommandResult 
     }
     env.io.out(`${resourceType(obj.kind)!.singular}/${obj.metadata.name} ${verdict}`);
   }
-  env.cluster.settle();
   return code.exit === 0 ? done : failed;
 }

@@ -78,7 +78,6 @@ export function applyOrCreate(env: KubectlEnv, words: readonly string[], verb: "
       }
     }
   }
-  env.cluster.settle();
   return code;
 }
 

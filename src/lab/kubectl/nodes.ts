@@ -35,7 +35,6 @@ export function cordon(env: KubectlEnv, words: readonly string[], on: boolean): 
     if (!outcome.ok) return kubectlError(env, `unable to ${on ? "cordon" : "uncordon"} node "${name}": ${outcome.error.message}`);
     env.io.out(`node/${name} ${outcome.value}`);
   }
-  env.cluster.settle();
   return done;
 }
 

@@ -85,6 +85,5 @@ export function taint(env: KubectlEnv, words: readonly string[]): CommandResult 
     });
     env.io.out(`node/${name} ${verdict}`);
   }
-  env.cluster.settle();
   return done;
 }

@@ -26,7 +26,6 @@ export function scale(env: KubectlEnv, words: readonly string[]): CommandResult 
     if (!r.ok) return serverError(env, "NotFound", `${type.plural} "${name}" not found`);
     env.io.out(`${type.singular}/${name} scaled`);
   }
-  env.cluster.settle();
   return done;
 }
 
@@ -50,7 +49,6 @@ export function rollout(env: KubectlEnv, words: readonly string[]): CommandResul
         template.metadata = { ...template.metadata, annotations: { ...template.metadata?.annotations, "kubectl.kubernetes.io/restartedAt": at } };
       });
       env.io.out(`deployment.apps/${name} restarted`);
-      env.cluster.settle();
       continue;
     }
     let last = "";

@@ -1,0 +1,258 @@
+// Segment output: building the IPv4 + TCP bytes of every segment a connection sends (SYN, SYN-ACK,
+// data, FIN, ACK, RST, window probe) and tcp_write_xmit's decisions: lost segments first, then new
+// data within cwnd and the peer's window (Nagle, sender-side SWS avoidance, FIN exempt from cwnd),
+// grouped into GSO/TSO batches sized like tcp_tso_autosize.
+
+import { TracePoint } from "../../../datapath/reasons.js";
+import { write16, write32 } from "../../wire/bytes.js";
+import { setL4ChecksumV4 } from "../../wire/checksum.js";
+import { IPPROTO_TCP, IP_DF, newPacket, writeIpv4Header } from "../stack/ip-packet.js";
+import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
+import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
+import { Sacked } from "./rtx-queue.js";
+import { seqAdd, seqDiff } from "./seq.js";
+import type { TcpSocket } from "./socket.js";
+import { CaState, TcpState } from "./states.js";
+import { armRto, armPersist } from "./timers.js";
+import { onAckSent, selectWindow } from "./window.js";
+
+export const TcpFlags = { FIN: 0x01, SYN: 0x02, RST: 0x04, PSH: 0x08, ACK: 0x10 } as const;
+
+const sackLeft = new Uint32Array(4);
+const sackRight = new Uint32Array(4);
+const synOpts: SynOptions = { mss: 0, sackPermitted: false, timestamps: false, tsVal: 0, tsEcr: 0, wscale: -1 };
+
+/** The connection's timestamp clock: milliseconds plus its random offset (tcp_time_stamp_ts). */
+export function tsNow(sock: TcpSocket): number {
+  return (Math.floor(sock.now / NS_PER_MS) + sock.tsOffset) >>> 0;
+}
+
+/**
+ * Builds and sends one segment. dataLen bytes are copied from the send buffer at `seq`. syn !== null
+ * makes it a SYN/SYN-ACK with those options; otherwise it carries timestamps and SACK blocks.
+ */
+function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn: SynOptions | null, ipId: number): void {
+  const stack = sock.stack;
+  const world = stack.world;
+  const sackBlocks = syn === null && (flags & TcpFlags.RST) === 0 && sock.sackOk && sock.rq.hasOutOfOrder
+    ? sock.rq.sackBlocks(sock.tsOk ? 3 : 4, sackLeft, sackRight)
+    : 0;
+  const optLen = syn !== null ? synOptionsLength(syn) : dataOptionsLength(sock.tsOk, sackBlocks);
+  const tcpLen = TCP_HEADER + optLen + dataLen;
+  const skb = newPacket(world, IPV4_HEADER + tcpLen);
+  const b = skb.data;
+  const ip = skb.head;
+  writeIpv4Header(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
+  const t = ip + IPV4_HEADER;
+  write16(b, t, sock.localPort);
+  write16(b, t + 2, sock.remotePort);
+  write32(b, t + 4, seq);
+  const hasAck = (flags & TcpFlags.ACK) !== 0;
+  write32(b, t + 8, hasAck ? sock.rcvNxt : 0);
+  b[t + 12] = ((TCP_HEADER + optLen) / 4) << 4;
+  b[t + 13] = flags;
+  const window = syn !== null ? Math.min(sock.rcvWnd, U16_MAX) : selectWindow(sock);
+  write16(b, t + 14, window);
+  if (syn !== null) writeSynOptions(b, t + TCP_HEADER, syn);
+  else if (optLen > 0) writeDataOptions(b, t + TCP_HEADER, sock.tsOk, tsNow(sock), sock.tsRecent, sackBlocks, sackLeft, sackRight);
+  if (dataLen > 0) sock.sendBuffer.copyOut(seqDiff(seq, sock.dataBase), dataLen, b, t + TCP_HEADER + optLen);
+  setL4ChecksumV4(b, t, tcpLen, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
+  const counters = stack.counters;
+  counters.txSegments++;
+  counters.txBytes += dataLen;
+  sock.stats.segsOut++;
+  if (dataLen > 0) {
+    sock.stats.dataSegsOut++;
+    sock.stats.bytesSent += dataLen;
+  }
+  if (hasAck) onAckSent(sock);
+  if (world.tracer.hops) world.hop(skb, stack.ns.site(null, "tcp"), TracePoint.FROM_SOCKET, `port ${sock.localPort}`, false);
+  stack.ns.outputIp(skb);
+}
+
+function nextIpId(sock: TcpSocket): number {
+  const id = sock.ipId;
+  sock.ipId = (sock.ipId + 1) & 0xffff;
+  return id;
+}
+
+/** Counts one transmit batch (a GSO/TSO super-packet, or a lone segment). */
+export function countTxBatch(sock: TcpSocket, segments: number, bytes: number): void {
+  sock.stack.counters.txBatches++;
+  sock.stack.costObserver?.txBatch(segments, bytes);
+}
+
+/** SYN (active open) or SYN-ACK (passive open), fresh or retransmitted. */
+export function sendSyn(sock: TcpSocket): void {
+  const synAck = sock.state === TcpState.SYN_RECEIVED;
+  synOpts.mss = sock.advmss;
+  synOpts.sackPermitted = sock.sackOk;
+  synOpts.timestamps = sock.tsOk;
+  synOpts.tsVal = tsNow(sock);
+  synOpts.tsEcr = synAck ? sock.tsRecent : 0;
+  synOpts.wscale = sock.wscaleOk ? sock.rcvWscale : -1;
+  emit(sock, synAck ? TcpFlags.SYN | TcpFlags.ACK : TcpFlags.SYN, sock.iss, 0, synOpts, synAck ? IP_ID_NONE : nextIpId(sock));
+  countTxBatch(sock, 1, 0);
+}
+
+/** A pure ACK of everything received so far (with SACK blocks when data is missing). */
+export function sendAck(sock: TcpSocket): void {
+  if (sock.state === TcpState.CLOSED || sock.state === TcpState.SYN_SENT) return;
+  emit(sock, TcpFlags.ACK, sock.sndNxt, 0, null, nextIpId(sock));
+  sock.stack.counters.acksSent++;
+  countTxBatch(sock, 1, 0);
+}
+
+/** tcp_send_active_reset: RST+ACK at snd_nxt. */
+export function sendReset(sock: TcpSocket): void {
+  emit(sock, TcpFlags.RST | TcpFlags.ACK, sock.sndNxt, 0, null, nextIpId(sock));
+  sock.stack.counters.resetsSent++;
+  countTxBatch(sock, 1, 0);
+}
+
+/** Zero-window probe (tcp_xmit_probe_skb): an ACK with an old sequence number the peer must answer. */
+export function sendWindowProbe(sock: TcpSocket): void {
+  emit(sock, TcpFlags.ACK, seqAdd(sock.sndUna, -1), 0, null, nextIpId(sock));
+  countTxBatch(sock, 1, 0);
+}
+
+/** Queues the FIN (end()/close()): it goes out with the last data or alone. */
+export function sendFin(sock: TcpSocket): void {
+  pushPending(sock);
+}
+
+/** TSO/GSO batch size in segments (tcp_tso_autosize with tcp_tso_rtt_log 9, min_tso_segs 2). */
+function tsoSegments(sock: TcpSocket): number {
+  if (!sock.stack.sysctl.segmentationOffload) return 1;
+  const srtt = sock.rtt.srtt;
+  let bytes = 0;
+  if (srtt > 0) {
+    const ratio = sock.cwnd < sock.ssthresh ? 2 : 1.2;
+    bytes = (ratio * sock.cwnd * sock.mss * 1e9) / srtt / 1024;
+  }
+  const r = Math.floor(sock.rtt.minRtt / 1000 / 512);
+  if (r < 32) bytes += GSO_MAX_BYTES / 2 ** r;
+  bytes = Math.min(bytes, GSO_MAX_BYTES - IPV4_HEADER - TCP_HEADER - 40);
+  return Math.max(Math.floor(bytes / sock.mss), 2);
+}
+
+function sendable(state: TcpState): boolean {
+  return state === TcpState.ESTABLISHED || state === TcpState.CLOSE_WAIT || state === TcpState.FIN_WAIT_1 ||
+    state === TcpState.LAST_ACK || state === TcpState.CLOSING;
+}
+
+/** tcp_cwnd_restart: after an idle period longer than the RTO, start again from the initial window. */
+function restartAfterIdle(sock: TcpSocket, now: number): void {
+  if (sock.packetsOut !== 0 || sock.lastSendTime === 0) return;
+  const idle = now - sock.lastSendTime;
+  sock.cc.onTxStart(idle, now);
+  if (!sock.stack.sysctl.slowStartAfterIdle || idle <= sock.icskRto) return;
+  const restart = Math.min(sock.stack.sysctl.initCwnd, sock.cwnd);
+  if (sock.caState < CaState.RECOVERY) sock.ssthresh = Math.max(sock.ssthresh, (3 * sock.cwnd) >>> 2);
+  let cwnd = sock.cwnd;
+  let delta = idle;
+  while ((delta -= sock.icskRto) > 0 && cwnd > restart) cwnd >>>= 1;
+  sock.cwnd = Math.max(cwnd, restart);
+}
+
+/** Retransmits segments marked lost, oldest first, within the budget; returns the budget left. */
+function retransmitLost(sock: TcpSocket, budget: number, now: number): number {
+  const q = sock.rtx;
+  let seen = 0;
+  for (let i = 0; i < q.count && budget > 0 && seen < sock.lostOut; i++) {
+    let s = q.slot(i);
+    const f = q.flags[s]!;
+    if ((f & Sacked.LOST) === 0) continue;
+    seen++;
+    if ((f & (Sacked.RETRANS | Sacked.SACKED)) !== 0) continue;
+    const fin = (f & Sacked.FIN) !== 0;
+    let len = seqDiff(q.end[s]!, q.seq[s]!) - (fin ? 1 : 0);
+    if (len > sock.mss) {
+      // The path MTU shrank since the first transmission: cut the segment (tcp_fragment).
+      q.split(i, seqAdd(q.seq[s]!, sock.mss));
+      q.flags[s] = f & ~Sacked.FIN;
+      sock.packetsOut++;
+      sock.lostOut++;
+      s = q.slot(i);
+      len = sock.mss;
+    }
+    const segFin = (q.flags[s]! & Sacked.FIN) !== 0;
+    if (sock.retransStamp === 0) sock.retransStamp = q.sentAt[s]!;
+    emit(sock, TcpFlags.ACK | (segFin ? TcpFlags.FIN : 0) | (len > 0 ? TcpFlags.PSH : 0), q.seq[s]!, len, null, nextIpId(sock));
+    q.flags[s] = q.flags[s]! | Sacked.RETRANS | Sacked.EVER_RETRANS;
+    q.sentAt[s] = now;
+    sock.retransOut++;
+    sock.stack.counters.retransSegments++;
+    sock.stats.retransmits++;
+    if (sock.caState === CaState.RECOVERY) sock.prrOut++;
+    countTxBatch(sock, 1, len);
+    budget--;
+  }
+  return budget;
+}
+
+/** Sends one new segment of len bytes at snd_nxt (with FIN when it is the last of a closing stream). */
+function sendNew(sock: TcpSocket, len: number, fin: boolean, push: boolean, now: number): void {
+  const seq = sock.sndNxt;
+  const flags = TcpFlags.ACK | (fin ? TcpFlags.FIN : 0) | (push ? TcpFlags.PSH : 0);
+  if (sock.packetsOut === 0 && now - sock.lastRecvTime < sock.ato) sock.pingpong = true;
+  emit(sock, flags, seq, len, null, nextIpId(sock));
+  const end = seqAdd(seq, len + (fin ? 1 : 0));
+  sock.rtx.push(seq, end, fin ? Sacked.FIN : 0, now);
+  sock.packetsOut++;
+  if (sock.packetsOut > sock.maxPacketsOut) sock.maxPacketsOut = sock.packetsOut;
+  sock.sndNxt = end;
+  if (fin) sock.finSent = true;
+  if (sock.caState === CaState.RECOVERY) sock.prrOut++;
+  sock.lastSendTime = now;
+}
+
+/** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */
+export function pushPending(sock: TcpSocket): void {
+  if (!sendable(sock.state)) return;
+  const now = sock.now;
+  restartAfterIdle(sock, now);
+  let budget = sock.cwnd - sock.inFlight();
+  if (sock.lostOut > 0) budget = retransmitLost(sock, budget, now);
+  const batchMax = tsoSegments(sock);
+  let batchSegs = 0;
+  let batchBytes = 0;
+  let cwndLimited = false;
+  const mss = sock.mss;
+  for (;;) {
+    const avail = seqDiff(sock.writeSeq, sock.sndNxt);
+    if (avail <= 0) break;
+    if (budget <= 0) {
+      cwndLimited = true;
+      break;
+    }
+    const room = seqDiff(seqAdd(sock.sndUna, sock.sndWnd), sock.sndNxt);
+    if (room <= 0) break;
+    const len = Math.min(mss, avail, room);
+    if (len < mss && sock.packetsOut > 0) {
+      if (len < avail) break;
+      if (!sock.noDelay && !sock.finQueued) break;
+    }
+    const last = len === avail;
+    sendNew(sock, len, last && sock.finQueued, last, now);
+    budget--;
+    batchSegs++;
+    batchBytes += len;
+    if (batchSegs >= batchMax) {
+      countTxBatch(sock, batchSegs, batchBytes);
+      batchSegs = 0;
+      batchBytes = 0;
+    }
+  }
+  if (batchSegs > 0) countTxBatch(sock, batchSegs, batchBytes);
+  if (sock.finQueued && !sock.finSent && seqDiff(sock.writeSeq, sock.sndNxt) === 0) {
+    sendNew(sock, 0, true, false, now);
+    countTxBatch(sock, 1, 0);
+  }
+  sock.cwndLimited = cwndLimited;
+  if (sock.packetsOut > 0) {
+    if (sock.rtxDeadline === 0 || sock.rtxMode !== 0) armRto(sock, now + sock.icskRto);
+  } else if (seqDiff(sock.writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
+    armPersist(sock);
+  }
+}
