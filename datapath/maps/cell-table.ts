@@ -3,7 +3,8 @@
 // load factor <= 1/2, backward-shift deletion (no tombstones); key word 1 = -1 marks a free cell.
 // Internal building block of PolicyMap (block keys, per-identity headers, reference counts).
 
-const EMPTY = -1;
+/** Key word 1 of a free cell. */
+export const EMPTY = -1;
 /** Words per cell: KEY0, KEY1, VALUE0, VALUE1. */
 export const CELL_WORDS = 4;
 const MIN_CELLS = 8;
@@ -14,6 +15,18 @@ export function pairHash(k0: number, k1: number): number {
   h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return h ^ (h >>> 16);
+}
+
+/** Word offset of the cell with key (k0, k1) in a CellTable's `cells` / `wordMask`, or -1: CellTable.find as a
+ * plain function, small enough for V8 to inline into a hot lookup. */
+export function findCell(cells: Int32Array, mask: number, k0: number, k1: number): number {
+  let at = (pairHash(k0, k1) << 2) & mask;
+  for (;;) {
+    const w1 = cells[at + 1]!;
+    if (w1 === k1 && cells[at] === k0) return at;
+    if (w1 === EMPTY) return -1;
+    at = (at + CELL_WORDS) & mask;
+  }
 }
 
 /**
@@ -27,7 +40,8 @@ export class CellTable {
   size = 0;
   /** Set by insert: true when the key was added (values zeroed), false when it was present. */
   created = false;
-  private wordMask: number;
+  /** cells.length - 1: word offsets wrap with `& wordMask` (for callers that inline the probe loop). */
+  wordMask: number;
 
   constructor(expectedKeys = 0) {
     const cells = cellsFor(expectedKeys);
@@ -37,15 +51,7 @@ export class CellTable {
 
   /** Word offset of the key's cell, or -1. */
   find(k0: number, k1: number): number {
-    const cells = this.cells;
-    const mask = this.wordMask;
-    let at = (pairHash(k0, k1) << 2) & mask;
-    for (;;) {
-      const w1 = cells[at + 1]!;
-      if (w1 === EMPTY) return -1;
-      if (w1 === k1 && cells[at] === k0) return at;
-      at = (at + CELL_WORDS) & mask;
-    }
+    return findCell(this.cells, this.wordMask, k0, k1);
   }
 
   /** Word offset of the key's cell, adding it with zeroed values when absent (sets `created`). */

@@ -1,5 +1,7 @@
 // IpCache: IP prefix -> (security identity, tunnel endpoint, flags), longest prefix wins, like Cilium's
 // cilium_ipcache. Filled by the control plane (pod IPs, node IPs, CIDR identities, world /0).
+// Cilium's ipcache content is cluster-wide; views let many nodes share one store, each seeing the
+// owner-local value of the entries its own node owns (its pods: no tunnel; its addresses: the host identity).
 import { MapError } from "./errors.js";
 import { LpmTrieMap } from "./lpm.js";
 
@@ -9,11 +11,21 @@ export const IpCacheFlag = {
   SKIP_TUNNEL: 1,
 } as const;
 
-// Value layout (words): identity, IPv4 tunnel endpoint (0 = none, route natively), flags.
+// Value layout (words): identity, IPv4 tunnel endpoint (0 = none, route natively), flags, owner (0 = none),
+// identity the owner's view sees (the owner's view also sees tunnel endpoint 0).
 const IDENTITY = 0;
 const TUNNEL_ENDPOINT = 1;
 const FLAGS = 2;
-const VALUE_WORDS = 3;
+const OWNER = 3;
+const OWNER_IDENTITY = 4;
+const VALUE_WORDS = 5;
+
+/** Makes an IpCache a view of another cache's store, answering for `owner` (see IpCache.view). */
+export interface IpCacheShare {
+  readonly store: IpCache;
+  /** Owner tag (> 0) whose owner-local values this view sees. */
+  readonly owner: number;
+}
 
 export class IpCache {
   /** Tunnel endpoint (IPv4 as u32) of the last lookup's entry, 0 if none or on a miss. */
@@ -25,22 +37,56 @@ export class IpCache {
 
   readonly v4: LpmTrieMap;
   readonly v6: LpmTrieMap;
+  /** Owner tag of this view (0 for a plain cache, which always sees the shared values). */
+  readonly viewer: number;
 
-  constructor(maxEntries: number) {
-    this.v4 = new LpmTrieMap({ keyBits: 32, valueWords: VALUE_WORDS, maxEntries, noPrealloc: true });
-    this.v6 = new LpmTrieMap({ keyBits: 128, valueWords: VALUE_WORDS, maxEntries, noPrealloc: true });
+  /** A cache of its own, or (with `share`) a view of another cache's store: writes go to the shared store. */
+  constructor(maxEntries: number, share?: IpCacheShare) {
+    if (share === undefined) {
+      this.v4 = new LpmTrieMap({ keyBits: 32, valueWords: VALUE_WORDS, maxEntries, noPrealloc: true });
+      this.v6 = new LpmTrieMap({ keyBits: 128, valueWords: VALUE_WORDS, maxEntries, noPrealloc: true });
+      this.viewer = 0;
+    } else {
+      if (!Number.isInteger(share.owner) || share.owner < 1 || share.owner > 0xffffffff) {
+        throw new RangeError(`IpCache view: owner must be an integer in 1..4294967295, got ${share.owner}`);
+      }
+      this.v4 = share.store.v4;
+      this.v6 = share.store.v6;
+      this.viewer = share.owner;
+    }
+  }
+
+  /** A view of this cache's store for `owner` (e.g. one node of a cluster-wide ipcache). */
+  view(owner: number): IpCache {
+    return new IpCache(this.v4.maxEntries, { store: this, owner });
   }
 
   get size(): number {
     return this.v4.size + this.v6.size;
   }
 
-  /** 0 ok, else a MapError code (FULL, INVALID). */
+  /** 0 ok, else a MapError code (FULL, INVALID). The entry looks the same from every view. */
   upsertV4(addr: number, prefixLen: number, identity: number, tunnelEndpoint: number, flags: number): number {
-    if (!validValue(identity, tunnelEndpoint, flags)) return MapError.INVALID;
+    return this.upsertOwnedV4(addr, prefixLen, identity, tunnelEndpoint, flags, 0, identity);
+  }
+
+  /**
+   * Like upsertV4 for an entry owned by `owner` (0 = none): the view of that owner sees `ownerIdentity`
+   * and no tunnel endpoint (e.g. a pod seen from its own node, or a node address seen as the host).
+   */
+  upsertOwnedV4(
+    addr: number,
+    prefixLen: number,
+    identity: number,
+    tunnelEndpoint: number,
+    flags: number,
+    owner: number,
+    ownerIdentity: number,
+  ): number {
+    if (!validValue(identity, tunnelEndpoint, flags) || !isU32(owner) || !isU32(ownerIdentity)) return MapError.INVALID;
     const slot = this.v4.upsert32(addr, prefixLen);
     if (slot < 0) return -slot;
-    return store(this.v4.values, slot, identity, tunnelEndpoint, flags);
+    return store(this.v4.values, slot, identity, tunnelEndpoint, flags, owner, ownerIdentity);
   }
 
   deleteV4(addr: number, prefixLen: number): boolean {
@@ -49,7 +95,7 @@ export class IpCache {
 
   /** Identity of the longest prefix containing addr (0 on a miss); sets lastTunnelEndpoint/lastPrefixLen/lastFlags. */
   lookupV4(addr: number): number {
-    return this.load(this.v4, this.v4.lookup32(addr));
+    return this.load(this.v4, this.v4.lookup32(addr | 0));
   }
 
   /** IPv6 variant: address as 16 bytes at `offset` (e.g. straight from a packet). */
@@ -65,7 +111,7 @@ export class IpCache {
     loadV6(this.v6.key, bytes, offset);
     const slot = this.v6.upsert(prefixLen);
     if (slot < 0) return -slot;
-    return store(this.v6.values, slot, identity, tunnelEndpoint, flags);
+    return store(this.v6.values, slot, identity, tunnelEndpoint, flags, 0, identity);
   }
 
   deleteV6(bytes: Uint8Array, offset: number, prefixLen: number): boolean {
@@ -78,6 +124,7 @@ export class IpCache {
     return this.load(this.v6, this.v6.lookup());
   }
 
+  /** Empties the store (every view of it). */
   clear(): void {
     this.v4.clear();
     this.v6.clear();
@@ -91,10 +138,15 @@ export class IpCache {
       return 0;
     }
     const values = map.values;
-    this.lastTunnelEndpoint = values[slot * VALUE_WORDS + TUNNEL_ENDPOINT]!;
-    this.lastFlags = values[slot * VALUE_WORDS + FLAGS]!;
+    const base = slot * VALUE_WORDS;
+    this.lastFlags = values[base + FLAGS]!;
     this.lastPrefixLen = map.lastPrefixLen;
-    return values[slot * VALUE_WORDS + IDENTITY]!;
+    if (this.viewer !== 0 && values[base + OWNER] === this.viewer) {
+      this.lastTunnelEndpoint = 0;
+      return values[base + OWNER_IDENTITY]!;
+    }
+    this.lastTunnelEndpoint = values[base + TUNNEL_ENDPOINT]!;
+    return values[base + IDENTITY]!;
   }
 }
 
@@ -102,10 +154,21 @@ function validValue(identity: number, tunnelEndpoint: number, flags: number): bo
   return isU32(identity) && isU32(tunnelEndpoint) && isU32(flags);
 }
 
-function store(values: Uint32Array, slot: number, identity: number, tunnelEndpoint: number, flags: number): number {
-  values[slot * VALUE_WORDS + IDENTITY] = identity;
-  values[slot * VALUE_WORDS + TUNNEL_ENDPOINT] = tunnelEndpoint;
-  values[slot * VALUE_WORDS + FLAGS] = flags;
+function store(
+  values: Uint32Array,
+  slot: number,
+  identity: number,
+  tunnelEndpoint: number,
+  flags: number,
+  owner: number,
+  ownerIdentity: number,
+): number {
+  const base = slot * VALUE_WORDS;
+  values[base + IDENTITY] = identity;
+  values[base + TUNNEL_ENDPOINT] = tunnelEndpoint;
+  values[base + FLAGS] = flags;
+  values[base + OWNER] = owner;
+  values[base + OWNER_IDENTITY] = ownerIdentity;
   return 0;
 }
 

@@ -1,7 +1,9 @@
 // LpmTrieMap: longest-prefix-match map (BPF_MAP_TYPE_LPM_TRIE) for 32-bit (IPv4) and 128-bit (IPv6) keys.
 // Prefixes are stored exactly in a HashMap (stable slots, values); a stride-4 multibit trie with
 // controlled prefix expansion answers lookups in at most keyBits/4 steps (8 for IPv4) with no allocation.
+// IPv4 host prefixes (/32) skip the trie: one probe of a host table answers them, and a miss walks the trie.
 // bench/maps.bench.ts compares it with a hash table per prefix length and a one-bit-per-level trie.
+import { CellTable, findCell } from "./cell-table.js";
 import { MapError, newMapStats } from "./errors.js";
 import type { MapStats } from "./errors.js";
 import { HashMap } from "./hashmap.js";
@@ -18,6 +20,10 @@ const STRIDE = 4;
 const FANOUT = 16;
 const ROOT = 0;
 const INITIAL_NODES = 16;
+// Trie cell = 2 words: [child node (0 = none; the root is never a child), best] with best = slot << 8 | len
+// of the longest prefix homed in the cell's node that covers the cell (len 0 = none; /0 is `defaultSlot`).
+const CHILD = 0;
+const BEST = 1;
 
 /**
  * Calling convention: write the address words (most significant first, network order as integers) into
@@ -40,10 +46,9 @@ export class LpmTrieMap {
   private readonly scratch: Uint32Array;
   private readonly probe: Uint32Array;
   private defaultSlot = -1; // the /0 entry
-  // Trie cells, FANOUT per node: best (longest) prefix homed in the node covering the cell, and child node.
-  private cellSlot: Int32Array;
-  private cellLen: Int16Array; // 0 = no prefix covers this cell at this node
-  private cellChild: Int32Array; // 0 = none (the root is never a child)
+  /** IPv4 /32 prefixes: [address, 0] -> [slot] (they are not in the trie). */
+  private readonly hosts: CellTable;
+  private trie: Int32Array; // FANOUT cells of 2 words per node
   private nodeUse: Int32Array; // prefixes homed in the node + children
   private nodeParentCell: Int32Array;
   private nodeHigh = 1;
@@ -66,9 +71,8 @@ export class LpmTrieMap {
       maxEntries: options.maxEntries,
       ...(options.noPrealloc === true ? { noPrealloc: true } : {}),
     });
-    this.cellSlot = new Int32Array(INITIAL_NODES * FANOUT);
-    this.cellLen = new Int16Array(INITIAL_NODES * FANOUT);
-    this.cellChild = new Int32Array(INITIAL_NODES * FANOUT);
+    this.hosts = new CellTable();
+    this.trie = new Int32Array(INITIAL_NODES * FANOUT * 2);
     this.nodeUse = new Int32Array(INITIAL_NODES);
     this.nodeParentCell = new Int32Array(INITIAL_NODES);
   }
@@ -89,42 +93,60 @@ export class LpmTrieMap {
 
   /** Slot of the longest prefix containing the address in `this.key`, or -1. Sets `lastPrefixLen`. */
   lookup(): number {
+    if (this.keyWords === 1) return this.lookup32(this.key[0]! | 0);
     this.stats.lookups++;
-    let best = this.defaultSlot;
-    let bestLen = best >= 0 ? 0 : -1;
-    const cellSlot = this.cellSlot;
-    const cellLen = this.cellLen;
-    const cellChild = this.cellChild;
+    let best = 0;
+    const trie = this.trie;
     let node = ROOT;
-    if (this.keyWords === 1) {
-      const addr = this.key[0]!;
-      for (let shift = 28; ; shift -= STRIDE) {
-        const cell = (node << 4) | ((addr >>> shift) & 15);
-        const len = cellLen[cell]!;
-        if (len !== 0) {
-          best = cellSlot[cell]!;
-          bestLen = len;
-        }
-        node = cellChild[cell]!;
-        if (node === 0) break;
-      }
-    } else {
-      const levels = this.keyBits / STRIDE;
-      for (let level = 0; level < levels; level++) {
-        const cell = (node << 4) | this.nibble(this.key, 0, level);
-        const len = cellLen[cell]!;
-        if (len !== 0) {
-          best = cellSlot[cell]!;
-          bestLen = len;
-        }
-        node = cellChild[cell]!;
-        if (node === 0) break;
+    const levels = this.keyBits / STRIDE;
+    for (let level = 0; level < levels; level++) {
+      const cell = ((node << 4) | this.nibble(this.key, 0, level)) << 1;
+      const b = trie[cell + BEST]!;
+      if ((b & 0xff) !== 0) best = b;
+      node = trie[cell + CHILD]!;
+      if (node === 0) break;
+    }
+    return this.found(best);
+  }
+
+  /** IPv4 lookup of `addr` (pass it as int32, `addr | 0`, so it stays a small integer); see lookup(). */
+  lookup32(addr: number): number {
+    this.stats.lookups++;
+    addr |= 0;
+    const hosts = this.hosts;
+    if (hosts.size !== 0) {
+      const at = findCell(hosts.cells, hosts.wordMask, addr, 0);
+      if (at >= 0) {
+        this.lastPrefixLen = 32;
+        this.stats.hits++;
+        return hosts.cells[at + 2]!;
       }
     }
-    this.lastPrefixLen = bestLen;
-    if (best >= 0) this.stats.hits++;
+    let best = 0;
+    const trie = this.trie;
+    let node = ROOT;
+    for (let shift = 28; ; shift -= STRIDE) {
+      const cell = ((node << 4) | ((addr >>> shift) & 15)) << 1;
+      const b = trie[cell + BEST]!;
+      if ((b & 0xff) !== 0) best = b;
+      node = trie[cell + CHILD]!;
+      if (node === 0) break;
+    }
+    return this.found(best);
+  }
+
+  /** Ends a trie walk: `best` (slot << 8 | len, 0 = none) or the /0 default. */
+  private found(best: number): number {
+    if (best !== 0) {
+      this.lastPrefixLen = best & 0xff;
+      this.stats.hits++;
+      return best >>> 8;
+    }
+    const slot = this.defaultSlot;
+    this.lastPrefixLen = slot >= 0 ? 0 : -1;
+    if (slot >= 0) this.stats.hits++;
     else this.stats.misses++;
-    return best;
+    return slot;
   }
 
   /** Exact match: slot of prefix (`this.key`, prefixLen) or -1 (host bits are ignored). */
@@ -148,7 +170,10 @@ export class LpmTrieMap {
     this.created = true;
     this.stats.inserts++;
     if (prefixLen === 0) this.defaultSlot = slot;
-    else this.insertIntoTrie(slot, prefixLen, this.prefixes.key);
+    else if (prefixLen === 32 && this.keyWords === 1) {
+      const at = this.hosts.insert(this.prefixes.key[1]! | 0, 0); // may replace hosts.cells: read it after
+      this.hosts.cells[at + 2] = slot;
+    } else this.insertIntoTrie(slot, prefixLen, this.prefixes.key);
     return slot;
   }
 
@@ -160,6 +185,7 @@ export class LpmTrieMap {
     const slot = this.prefixes.findKey(words, 0);
     if (slot < 0) return false;
     if (prefixLen === 0) this.defaultSlot = -1;
+    else if (prefixLen === 32 && this.keyWords === 1) this.hosts.removeAt(this.hosts.find(words[1]! | 0, 0));
     else this.removeFromTrie(prefixLen, words);
     this.prefixes.deleteSlot(slot);
     this.stats.deletes++;
@@ -169,9 +195,8 @@ export class LpmTrieMap {
   clear(): void {
     this.prefixes.clear();
     this.defaultSlot = -1;
-    this.cellSlot.fill(0);
-    this.cellLen.fill(0);
-    this.cellChild.fill(0);
+    this.hosts.clear();
+    this.trie.fill(0);
     this.nodeUse.fill(0);
     this.nodeHigh = 1;
     this.freeNodes.length = 0;
@@ -192,10 +217,6 @@ export class LpmTrieMap {
   }
 
   // IPv4 conveniences (keyBits 32).
-  lookup32(addr: number): number {
-    this.key[0] = addr;
-    return this.lookup();
-  }
   upsert32(addr: number, prefixLen: number): number {
     this.key[0] = addr;
     return this.upsert(prefixLen);
@@ -233,7 +254,7 @@ export class LpmTrieMap {
     let node = ROOT;
     for (let level = 0; level < home; level++) {
       const cell = (node << 4) | this.nibble(prefixKey, 1, level);
-      let child = this.cellChild[cell]!;
+      let child = this.trie[(cell << 1) + CHILD]!;
       if (child === 0) {
         child = this.allocNode(cell);
         this.nodeUse[node]!++;
@@ -242,11 +263,9 @@ export class LpmTrieMap {
     }
     const span = 1 << (STRIDE - (prefixLen - home * STRIDE));
     const first = (node << 4) | this.nibble(prefixKey, 1, home);
+    const trie = this.trie;
     for (let cell = first; cell < first + span; cell++) {
-      if (this.cellLen[cell]! < prefixLen) {
-        this.cellLen[cell] = prefixLen;
-        this.cellSlot[cell] = slot;
-      }
+      if ((trie[(cell << 1) + BEST]! & 0xff) < prefixLen) trie[(cell << 1) + BEST] = (slot << 8) | prefixLen;
     }
     this.nodeUse[node]!++;
   }
@@ -255,10 +274,9 @@ export class LpmTrieMap {
   private removeFromTrie(prefixLen: number, prefixKey: Uint32Array): void {
     const home = (prefixLen - 1) >> 2;
     let node = ROOT;
-    for (let level = 0; level < home; level++) node = this.cellChild[(node << 4) | this.nibble(prefixKey, 1, level)]!;
+    for (let level = 0; level < home; level++) node = this.trie[(((node << 4) | this.nibble(prefixKey, 1, level)) << 1) + CHILD]!;
     // Every cell this prefix owned is covered by the same shorter candidates: the prefix masked to each length.
-    let replacementSlot = 0;
-    let replacementLen = 0;
+    let replacement = 0; // slot << 8 | len, 0 = none
     const probe = this.probe;
     for (let len = prefixLen - 1; len > home * STRIDE; len--) {
       for (let i = 0; i < this.keyWords; i++) {
@@ -269,18 +287,15 @@ export class LpmTrieMap {
       probe[0] = len;
       const found = this.prefixes.findKey(probe, 0);
       if (found >= 0) {
-        replacementSlot = found;
-        replacementLen = len;
+        replacement = (found << 8) | len;
         break;
       }
     }
     const span = 1 << (STRIDE - (prefixLen - home * STRIDE));
     const first = (node << 4) | this.nibble(prefixKey, 1, home);
+    const trie = this.trie;
     for (let cell = first; cell < first + span; cell++) {
-      if (this.cellLen[cell] === prefixLen) {
-        this.cellLen[cell] = replacementLen;
-        this.cellSlot[cell] = replacementSlot;
-      }
+      if ((trie[(cell << 1) + BEST]! & 0xff) === prefixLen) trie[(cell << 1) + BEST] = replacement;
     }
     this.releaseUse(node);
   }
@@ -288,7 +303,7 @@ export class LpmTrieMap {
   private releaseUse(node: number): void {
     while (--this.nodeUse[node]! === 0 && node !== ROOT) {
       const parentCell = this.nodeParentCell[node]!;
-      this.cellChild[parentCell] = 0;
+      this.trie[(parentCell << 1) + CHILD] = 0;
       this.freeNodes.push(node);
       node = parentCell >> 4;
     }
@@ -299,25 +314,19 @@ export class LpmTrieMap {
     if (node >= this.nodeUse.length) this.growNodes();
     this.nodeUse[node] = 0;
     this.nodeParentCell[node] = parentCell;
-    this.cellChild[parentCell] = node;
+    this.trie[(parentCell << 1) + CHILD] = node;
     return node;
   }
 
   private growNodes(): void {
     const nodes = this.nodeUse.length * 2;
-    const cellSlot = new Int32Array(nodes * FANOUT);
-    cellSlot.set(this.cellSlot);
-    const cellLen = new Int16Array(nodes * FANOUT);
-    cellLen.set(this.cellLen);
-    const cellChild = new Int32Array(nodes * FANOUT);
-    cellChild.set(this.cellChild);
+    const trie = new Int32Array(nodes * FANOUT * 2);
+    trie.set(this.trie);
     const nodeUse = new Int32Array(nodes);
     nodeUse.set(this.nodeUse);
     const nodeParentCell = new Int32Array(nodes);
     nodeParentCell.set(this.nodeParentCell);
-    this.cellSlot = cellSlot;
-    this.cellLen = cellLen;
-    this.cellChild = cellChild;
+    this.trie = trie;
     this.nodeUse = nodeUse;
     this.nodeParentCell = nodeParentCell;
   }

@@ -1,7 +1,7 @@
 // PolicyMap: one endpoint's L3/L4 policy (like Cilium's cilium_policy_<ep>), filled by the policy compiler.
 // Entries (direction, peer identity | any, protocol | any, port range, ALLOW/DENY, ruleRef) are split into
 // prefix-aligned port blocks stored as hash keys; a lookup probes a bounded set of keys whatever the entry count.
-import { CELL_WORDS, CellTable } from "./cell-table.js";
+import { CELL_WORDS, CellTable, findCell } from "./cell-table.js";
 import { ENTRY_KIND, ENTRY_PORTS, ENTRY_RULE, EntryTable, VERDICT_SHIFT } from "./entry-table.js";
 import { MapError, newMapStats } from "./errors.js";
 import type { MapStats } from "./errors.js";
@@ -154,13 +154,15 @@ export class PolicyMap {
     const id = identity | 0;
     proto &= 0xff;
     port &= 0xffff;
+    const cells = this.blocks.cells;
+    const mask = this.blocks.wordMask;
     let idExact = 0;
     let idAny = 0;
+    let probes = 0;
     if (id !== 0) {
-      this.probes++;
-      const at = this.blocks.find(id, HEADER | dir);
+      probes = 1;
+      const at = findCell(cells, mask, id, HEADER | dir);
       if (at >= 0) {
-        const cells = this.blocks.cells;
         idExact = cells[at + 2]!;
         idAny = cells[at + 3]!;
       }
@@ -172,31 +174,33 @@ export class PolicyMap {
       idExact = 0;
       anyExact = 0;
     }
-    const base = (dir << 29) | (proto << 21);
+    let verdict: number = PolicyVerdict.DENY;
+    let at = -1;
+    probed = 0;
     if (((idExact | idAny | anyExact | anyAny) & DENY_PRESENT) !== 0) {
       const deny = (1 << 30) | (dir << 29);
-      if (
-        ((idExact & DENY_PRESENT) !== 0 && this.probeLengths(id, deny | (proto << 21), port, idExact)) ||
-        ((idAny & DENY_PRESENT) !== 0 && this.probeLengths(id, deny, port, idAny)) ||
-        ((anyExact & DENY_PRESENT) !== 0 && this.probeLengths(0, deny | (proto << 21), port, anyExact)) ||
-        ((anyAny & DENY_PRESENT) !== 0 && this.probeLengths(0, deny, port, anyAny))
-      ) {
-        stats.hits++;
-        return PolicyVerdict.DENY;
-      }
+      if ((idExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny | (proto << 21), port, idExact);
+      if (at < 0 && (idAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny, port, idAny);
+      if (at < 0 && (anyExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny | (proto << 21), port, anyExact);
+      if (at < 0 && (anyAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny, port, anyAny);
     }
-    if (
-      this.probeLengths(id, base, port, idExact) ||
-      this.probeLengths(id, dir << 29, port, idAny) ||
-      this.probeLengths(0, base, port, anyExact) ||
-      this.probeLengths(0, dir << 29, port, anyAny)
-    ) {
-      stats.hits++;
-      return PolicyVerdict.ALLOW;
+    if (at < 0) {
+      verdict = PolicyVerdict.ALLOW;
+      const allow = dir << 29;
+      at = probeLengths(cells, mask, id, allow | (proto << 21), port, idExact);
+      if (at < 0) at = probeLengths(cells, mask, id, allow, port, idAny);
+      if (at < 0) at = probeLengths(cells, mask, 0, allow | (proto << 21), port, anyExact);
+      if (at < 0) at = probeLengths(cells, mask, 0, allow, port, anyAny);
     }
-    stats.misses++;
-    this.lastRuleRef = 0;
-    return PolicyVerdict.MISS;
+    this.probes += probes + probed;
+    if (at < 0) {
+      stats.misses++;
+      this.lastRuleRef = 0;
+      return PolicyVerdict.MISS;
+    }
+    stats.hits++;
+    this.lastRuleRef = cells[at + BLOCK_RULE]! >>> 0;
+    return verdict;
   }
 
   /** All entries, in storage order (allocates; for dumps, explanations and tests). */
@@ -218,22 +222,6 @@ export class PolicyMap {
       });
     }
     return out;
-  }
-
-  /** Probes the blocks of `port` for each prefix length in `lengths` (bits 0-16), longest first. */
-  private probeLengths(id: number, base: number, port: number, lengths: number): boolean {
-    let mask = lengths & LENGTHS;
-    while (mask !== 0) {
-      const len = 31 - Math.clz32(mask);
-      mask ^= 1 << len;
-      this.probes++;
-      const at = this.blocks.find(id, base | (len << 16) | (port & ((0xffff << (16 - len)) & 0xffff)));
-      if (at >= 0) {
-        this.lastRuleRef = this.blocks.cells[at + BLOCK_RULE]! >>> 0;
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Adds one owner to every block of the range; false (nothing changed, stats.full counted) when blocks would overflow. */
@@ -345,6 +333,22 @@ export class PolicyMap {
     }
     return best | 0;
   }
+}
+
+/** Probes counted by probeLengths since the last reset (module state: lookups run to completion). */
+let probed = 0;
+
+/** Probes the blocks containing `port` for each prefix length in `lengths` (bits 0-16), longest first. */
+function probeLengths(cells: Int32Array, mask: number, id: number, base: number, port: number, lengths: number): number {
+  let m = lengths & LENGTHS;
+  while (m !== 0) {
+    const len = 31 - Math.clz32(m);
+    m ^= 1 << len;
+    probed++;
+    const at = findCell(cells, mask, id, base | (len << 16) | (port & ((0xffff << (16 - len)) & 0xffff)));
+    if (at >= 0) return at;
+  }
+  return -1;
 }
 
 function isU32(n: number): boolean {

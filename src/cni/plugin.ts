@@ -38,6 +38,15 @@ export interface CniPodRequest {
   readonly ns: NetNamespace;
   /** Address the pod asks for (ipAddrs annotation or status.podIP), null for any. */
   readonly requested: number | null;
+  /** Published ports (containers[].ports[].hostPort), for plugins that publish them (bridge). */
+  readonly hostPorts: readonly HostPort[];
+}
+
+export interface HostPort {
+  readonly hostPort: number;
+  readonly containerPort: number;
+  /** "tcp" | "udp" | "sctp" */
+  readonly protocol: string;
 }
 
 export interface CniPodResult {

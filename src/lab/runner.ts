@@ -33,11 +33,18 @@ export interface LabOptions {
   readonly scriptName?: string;
 }
 
+export interface OutputLine {
+  readonly stream: "out" | "err";
+  readonly text: string;
+}
+
 export interface StepRecord {
   readonly line: number;
   readonly command: string;
   readonly stdout: string[];
   readonly stderr: string[];
+  /** stdout and stderr lines in the order they were written. */
+  readonly output: OutputLine[];
   readonly exit: number;
   /** The script error that stopped (or, with keepGoing, would have stopped) the run. */
   readonly error?: string;
@@ -99,7 +106,17 @@ function shellCommand(cluster: LabCluster, options: LabOptions, argv: readonly s
   }
 }
 
-function runPipeline(cluster: LabCluster, options: LabOptions, pipeline: Pipeline, stdin: string | undefined, stdout: string[], stderr: string[]): CommandResult {
+interface StepOutput {
+  readonly stdout: string[];
+  readonly stderr: string[];
+  readonly output: OutputLine[];
+}
+
+function runPipeline(cluster: LabCluster, options: LabOptions, pipeline: Pipeline, stdin: string | undefined, sink: StepOutput): CommandResult {
+  const emit = (stream: "out" | "err", text: string): void => {
+    (stream === "out" ? sink.stdout : sink.stderr).push(text);
+    sink.output.push({ stream, text });
+  };
   const { commands, redirect } = pipeline;
   const filters: TextFilter[] = [];
   for (const argv of commands.slice(1)) {
@@ -109,35 +126,34 @@ function runPipeline(cluster: LabCluster, options: LabOptions, pipeline: Pipelin
   }
   const captured: string[] = [];
   const piping = filters.length > 0 || redirect !== null;
-  const io: KubectlIo = { out: (l) => (piping ? captured : stdout).push(l), err: (l) => stderr.push(l) };
+  const io: KubectlIo = { out: (l) => (piping ? captured.push(l) : emit("out", l)), err: (l) => emit("err", l) };
   const result = shellCommand(cluster, options, commands[0]!, stdin, io);
   if (piping) {
     let lines = captured;
     for (const f of filters) lines = f(lines);
     if (redirect !== null) options.files.write(redirect.file, lines.length === 0 ? "" : lines.join("\n") + "\n", redirect.append);
-    else stdout.push(...lines);
+    else for (const l of lines) emit("out", l);
   }
   return result.usage === undefined ? result : { ...result, usage: `${commands[0]!.join(" ")}: ${result.usage}` };
 }
 
 /** Runs one script line: pipelines joined by ";", "&&", "||", with no simulated time between them. */
 function runStep(cluster: LabCluster, options: LabOptions, step: ScriptStep): { record: StepRecord; error: string | null } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
+  const out: StepOutput = { stdout: [], stderr: [], output: [] };
   const fail = (message: string, exit: number): { record: StepRecord; error: string } => {
     const error = `${options.scriptName ?? "script"}:${step.line}: ${message}`;
-    return { record: { line: step.line, command: step.command, stdout, stderr, exit, error }, error };
+    return { record: { line: step.line, command: step.command, ...out, exit, error }, error };
   };
   const parsed = parseCommandList(step.command);
   if (parsed.items === null) return fail(parsed.error ?? "cannot parse the command", 2);
   let exit = 0;
   for (const { join, pipeline } of parsed.items) {
     if ((join === "&&" && exit !== 0) || (join === "||" && exit === 0)) continue;
-    const result = runPipeline(cluster, options, pipeline, step.stdin, stdout, stderr);
+    const result = runPipeline(cluster, options, pipeline, step.stdin, out);
     if (result.usage !== undefined) return fail(result.usage, result.exit);
     exit = result.exit;
   }
-  return { record: { line: step.line, command: step.command, stdout, stderr, exit }, error: null };
+  return { record: { line: step.line, command: step.command, ...out, exit }, error: null };
 }
 
 export function runLab(cluster: LabCluster, script: string, options: LabOptions, sink: LabSink): LabResult {
@@ -151,8 +167,7 @@ export function runLab(cluster: LabCluster, script: string, options: LabOptions,
   for (const step of parsed.steps) {
     if (options.echo !== false) sink.out(`$ ${step.command}${step.stdin === undefined ? "" : " <<EOF"}`);
     const { record, error } = runStep(cluster, options, step);
-    for (const l of record.stdout) sink.out(l);
-    for (const l of record.stderr) sink.err(l);
+    for (const l of record.output) (l.stream === "out" ? sink.out : sink.err)(l.text);
     steps.push(record);
     if (error !== null) {
       errors.push(error);

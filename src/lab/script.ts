@@ -49,7 +49,7 @@ export function parseScript(text: string): { steps: ScriptStep[]; errors: Script
     const first = i + 1;
     let raw = stripPrompt(lines[i]!.trim());
     if (raw === "" || raw.startsWith("#")) continue;
-    while (raw.endsWith("\\") && i + 1 < lines.length) raw = raw.slice(0, -1) + " " + lines[++i]!.trim();
+    while (raw.endsWith("\\") && i + 1 < lines.length) raw = raw.slice(0, -1).trimEnd() + " " + lines[++i]!.trim();
     const command = stripComment(raw).trim();
     if (command === "") continue;
     const m = HEREDOC.exec(command);

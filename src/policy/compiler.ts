@@ -1,5 +1,5 @@
-// The NetworkPolicy compiler: keeps, for every node, an ipcache (address -> identity) and one
-// policy map per local endpoint, in step with the policy world. Changes are incremental: a pod,
+// The NetworkPolicy compiler: keeps a cluster-wide ipcache (address -> identity; each node reads it
+// through its own view) and one policy map per endpoint, in step with the policy world. Changes are incremental: a pod,
 // label, namespace-label, node or policy change touches only the identities, selectors and
 // endpoints it affects. Datapath decision: identity = ipcache.lookupV4(peer); verdict =
 // policyMap.lookup(direction, identity, proto, port).
@@ -32,7 +32,13 @@ export type CompilerCounters = EndpointCounters & {
   readonly touchedEndpoints: Set<string>;
 };
 
-type NodeState = { readonly name: string; readonly ipcache: IpCache; readonly endpoints: Set<EndpointState>; readonly hostIds: Map<number, number> };
+/** A node: its view of the cluster-wide ipcache, local endpoints, host identities. */
+type NodeState = {
+  readonly name: string;
+  readonly ipcache: IpCache;
+  readonly endpoints: Set<EndpointState>;
+  readonly hostIds: Map<number, number>;
+};
 type NodeAddress = { readonly node: string; readonly hostId: number; readonly remoteId: number };
 
 class PolicyState {
@@ -65,6 +71,9 @@ export class PolicyCompiler implements RuleHost {
   private readonly universe = new PrefixSet();
   private readonly cidrIds = new Map<number, number>();
   private readonly nodes = new Map<string, NodeState>();
+  /** Owner tags of node names in the shared ipcache (stable for the compiler's life, never reused). */
+  private readonly owners = new Map<string, number>();
+  private readonly ipcache: IpCache;
   private readonly nodeAddresses = new Map<number, NodeAddress>();
   private readonly endpoints = new Map<string, EndpointState>();
   private readonly endpointsByIp = new Map<number, EndpointState>();
@@ -78,8 +87,8 @@ export class PolicyCompiler implements RuleHost {
   private readonly unsubscribe: () => void;
   private readonly policyMapMax: number;
   private readonly ipcacheMax: number;
-  /** True during the initial full compile: endpoints are not tracked as touched, and ipcaches are
-   *  filled once at the end, one node after the other (much kinder to CPU caches). */
+  /** True during the initial full compile: endpoints are not tracked as touched, and the ipcache is
+   *  filled once at the end. */
   private building = true;
   private readonly touch = (ep: EndpointState) => {
     if (!this.building) this.counters.touchedEndpoints.add(ep.key);
@@ -91,6 +100,7 @@ export class PolicyCompiler implements RuleHost {
   ) {
     this.policyMapMax = options.policyMapMaxEntries ?? 16384;
     this.ipcacheMax = options.ipcacheMaxEntries ?? 1 << 20;
+    this.ipcache = new IpCache(this.ipcacheMax);
     // The world identity (0.0.0.0/0) always exists: addresses no other entry covers.
     this.identities.acquire({ kind: "cidr", atom: WORLD_ATOM });
     this.buildFrom(world);
@@ -115,7 +125,7 @@ export class PolicyCompiler implements RuleHost {
 
   // ---- read side (datapath and explanations)
 
-  /** The ipcache of a node; undefined for a node the compiler has never seen. */
+  /** The ipcache of a node (its view of the cluster-wide one); undefined for a node the compiler has never seen. */
   ipcacheOf(node: string): IpCache | undefined {
     return this.nodes.get(node)?.ipcache;
   }
@@ -178,7 +188,7 @@ export class PolicyCompiler implements RuleHost {
     for (const n of world.allNodes()) this.addNode(n.name, n.ips);
     for (const pod of world.allPods()) this.addPod(pod);
     for (const p of policies) this.addPolicyBody(p);
-    for (const n of this.nodes.values()) this.fillIpcache(n);
+    this.fillIpcache();
   }
 
   // ---- identities
@@ -222,46 +232,56 @@ export class PolicyCompiler implements RuleHost {
   private node(name: string): NodeState {
     let n = this.nodes.get(name);
     if (!n) {
-      n = { name, ipcache: new IpCache(this.ipcacheMax), endpoints: new Set(), hostIds: new Map() };
+      let owner = this.owners.get(name);
+      if (owner === undefined) this.owners.set(name, (owner = this.owners.size + 1));
+      n = { name, ipcache: this.ipcache.view(owner), endpoints: new Set(), hostIds: new Map() };
       this.nodes.set(name, n);
-      if (!this.building) this.fillIpcache(n);
     }
     return n;
   }
 
-  private fillIpcache(n: NodeState): void {
-    this.writeEntry(n, { addr: 0, len: 0 });
-    for (const p of this.universe) this.writeEntry(n, p);
-    for (const ip of this.endpointsByIp.keys()) this.writeEntry(n, { addr: ip, len: 32 });
-    for (const ip of this.nodeAddresses.keys()) this.writeEntry(n, { addr: ip, len: 32 });
+  private fillIpcache(): void {
+    this.writeEntry({ addr: 0, len: 0 });
+    for (const p of this.universe) this.writeEntry(p);
+    for (const ip of this.endpointsByIp.keys()) this.writeEntry({ addr: ip, len: 32 });
+    for (const ip of this.nodeAddresses.keys()) this.writeEntry({ addr: ip, len: 32 });
   }
 
-  /** Brings one prefix of one node's ipcache to what the compiler's state says it should be. */
-  private writeEntry(n: NodeState, p: Prefix): void {
+  /**
+   * Brings one prefix of the ipcache to what the compiler's state says it should be. A pod address is
+   * owned by its node (whose view sees no tunnel endpoint), a node address by its node (whose view sees
+   * the host identity; other nodes see remote-node).
+   */
+  private writeEntry(p: Prefix): void {
     let identity = -1;
     let tunnel = 0;
+    let owner = 0;
+    let ownerIdentity = 0;
     if (p.len === 32) {
       const ep = this.endpointsByIp.get(p.addr);
       const na = this.nodeAddresses.get(p.addr);
       if (ep) {
-        identity = ep.identity;
-        if (ep.pod.node !== n.name) tunnel = this.nodeTunnelAddress(ep.pod.node);
+        identity = ownerIdentity = ep.identity;
+        tunnel = this.nodeTunnelAddress(ep.pod.node);
+        owner = this.owners.get(ep.pod.node) ?? 0;
       } else if (na) {
-        identity = na.node === n.name ? na.hostId : na.remoteId;
+        identity = na.remoteId;
+        ownerIdentity = na.hostId;
+        owner = this.owners.get(na.node) ?? 0;
       }
     }
     if (identity < 0) {
       if (p.len === 0) identity = ReservedIdentity.WORLD;
       else if (this.universe.has(p)) identity = this.cidrIds.get(prefixKey(p))!;
+      ownerIdentity = identity;
     }
     this.counters.ipcacheWrites++;
-    if (identity < 0) n.ipcache.deleteV4(p.addr, p.len);
-    else if (n.ipcache.upsertV4(p.addr, p.len, identity, tunnel, 0) !== 0) this.counters.mapErrors++;
+    if (identity < 0) this.ipcache.deleteV4(p.addr, p.len);
+    else if (this.ipcache.upsertOwnedV4(p.addr, p.len, identity, tunnel, 0, owner, ownerIdentity) !== 0) this.counters.mapErrors++;
   }
 
-  private writeEverywhere(p: Prefix): void {
-    if (this.building) return;
-    for (const n of this.nodes.values()) this.writeEntry(n, p);
+  private writeIpcache(p: Prefix): void {
+    if (!this.building) this.writeEntry(p);
   }
 
   /** The underlay address used as tunnel endpoint for pods of a node (its first address). */
@@ -273,7 +293,7 @@ export class PolicyCompiler implements RuleHost {
 
   private prefixEntered(p: Prefix, reatom: boolean): void {
     if (p.len > 0) this.cidrIds.set(prefixKey(p), this.acquire({ kind: "cidr", atom: p }));
-    this.writeEverywhere(p);
+    this.writeIpcache(p);
     if (reatom) this.reatomWithin(p);
   }
 
@@ -281,7 +301,7 @@ export class PolicyCompiler implements RuleHost {
     const key = prefixKey(p);
     const id = this.cidrIds.get(key);
     this.cidrIds.delete(key);
-    this.writeEverywhere(p);
+    this.writeIpcache(p);
     if (id !== undefined) this.release(id);
     this.reatomWithin(p);
   }
@@ -315,7 +335,7 @@ export class PolicyCompiler implements RuleHost {
   /** Pods of a node are reached through its tunnel address, which may have changed. */
   private rewritePodsOf(name: string): void {
     const n = this.nodes.get(name);
-    if (n) for (const ep of n.endpoints) this.writeEverywhere({ addr: ep.pod.ip, len: 32 });
+    if (n) for (const ep of n.endpoints) this.writeIpcache({ addr: ep.pod.ip, len: 32 });
   }
 
   private addNodeAddress(ip: number, node: string): void {
@@ -326,7 +346,7 @@ export class PolicyCompiler implements RuleHost {
     const count = n.hostIds.get(na.hostId) ?? 0;
     n.hostIds.set(na.hostId, count + 1);
     if (count === 0) for (const ep of n.endpoints) this.allowOwnNode(ep, na.hostId, 1);
-    this.writeEverywhere({ addr: ip, len: 32 });
+    this.writeIpcache({ addr: ip, len: 32 });
   }
 
   private dropNodeAddress(ip: number): void {
@@ -341,7 +361,7 @@ export class PolicyCompiler implements RuleHost {
         for (const ep of n.endpoints) this.allowOwnNode(ep, na.hostId, -1);
       } else n.hostIds.set(na.hostId, count - 1);
     }
-    this.writeEverywhere({ addr: ip, len: 32 });
+    this.writeIpcache({ addr: ip, len: 32 });
     this.release(na.hostId);
     this.release(na.remoteId);
   }
@@ -366,7 +386,7 @@ export class PolicyCompiler implements RuleHost {
     this.isolation.set(ep, [new Set(), new Set()]);
     for (const d of DIRECTIONS) ep.add(d, 0, 0, 0, 65535, RULE_REF_DEFAULT_ALLOW);
     for (const hostId of n.hostIds.keys()) this.allowOwnNode(ep, hostId, 1);
-    this.writeEverywhere({ addr: pod.ip, len: 32 });
+    this.writeIpcache({ addr: pod.ip, len: 32 });
     for (const p of this.policiesByNs.get(pod.namespace) ?? []) if (p.norm.podSelector.matches(pod.labels)) this.attach(p, ep);
   }
 
@@ -381,7 +401,7 @@ export class PolicyCompiler implements RuleHost {
     this.endpointsByNs.get(pod.namespace)?.delete(ep);
     this.nodes.get(pod.node)?.endpoints.delete(ep);
     this.counters.touchedEndpoints.add(pod.key);
-    this.writeEverywhere({ addr: pod.ip, len: 32 });
+    this.writeIpcache({ addr: pod.ip, len: 32 });
     this.release(ep.identity);
   }
 
@@ -402,7 +422,7 @@ export class PolicyCompiler implements RuleHost {
     const old = ep.identity;
     ep.pod = pod;
     ep.identity = this.acquire(this.podIdentityInfo(pod));
-    if (ep.identity !== old) this.writeEverywhere({ addr: pod.ip, len: 32 });
+    if (ep.identity !== old) this.writeIpcache({ addr: pod.ip, len: 32 });
     this.release(old);
   }
 

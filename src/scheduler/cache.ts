@@ -18,6 +18,8 @@ export class SchedulerCache {
   /** Assigned pods by key, with the node they are bound to (which may not exist yet). */
   private readonly assigned = new Map<string, { node: string; info: PodInfo }>();
   private listCache: NodeInfo[] | null = null;
+  private readonly affinityNodes = new Set<NodeInfo>();
+  private readonly antiAffinityNodes = new Set<NodeInfo>();
   readonly namespaces = new Map<string, Labels>();
 
   get nodeCount(): number {
@@ -35,13 +37,22 @@ export class SchedulerCache {
   }
 
   /** NodeInfos.HavePodsWithAffinityList. */
-  withPodAffinity(): NodeInfo[] {
-    return this.list().filter((n) => n.podsWithAffinity.length > 0);
+  withPodAffinity(): readonly NodeInfo[] {
+    return [...this.affinityNodes];
   }
 
   /** NodeInfos.HavePodsWithRequiredAntiAffinityList. */
-  withRequiredAntiAffinity(): NodeInfo[] {
-    return this.list().filter((n) => n.podsWithRequiredAntiAffinity.length > 0);
+  withRequiredAntiAffinity(): readonly NodeInfo[] {
+    return [...this.antiAffinityNodes];
+  }
+
+  /** Keeps the two affinity sets current after the node's pods changed. */
+  private track(n: NodeInfo | undefined): void {
+    if (n === undefined) return;
+    if (n.podsWithAffinity.length > 0 && this.nodes.get(n.name) === n) this.affinityNodes.add(n);
+    else this.affinityNodes.delete(n);
+    if (n.podsWithRequiredAntiAffinity.length > 0 && this.nodes.get(n.name) === n) this.antiAffinityNodes.add(n);
+    else this.antiAffinityNodes.delete(n);
   }
 
   assignedPod(key: string): PodInfo | undefined {
@@ -57,6 +68,7 @@ export class SchedulerCache {
     this.nodes.set(name, info);
     this.tree.add(name, info.labels);
     this.listCache = null;
+    this.track(info);
   }
 
   updateNode(node: Node): void {
@@ -68,7 +80,10 @@ export class SchedulerCache {
   }
 
   removeNode(name: string): void {
-    if (!this.nodes.delete(name)) return;
+    const info = this.nodes.get(name);
+    if (info === undefined) return;
+    this.nodes.delete(name);
+    this.track(info);
     this.tree.remove(name);
     this.listCache = null;
   }
@@ -81,14 +96,18 @@ export class SchedulerCache {
     const info = podInfo(pod);
     const node = pod.spec!.nodeName!;
     this.assigned.set(key, { node, info });
-    this.nodes.get(node)?.addPod(info);
+    const n = this.nodes.get(node);
+    n?.addPod(info);
+    this.track(n);
   }
 
   removePod(key: string): void {
     const a = this.assigned.get(key);
     if (a === undefined) return;
     this.assigned.delete(key);
-    this.nodes.get(a.node)?.removePod(key);
+    const n = this.nodes.get(a.node);
+    n?.removePod(key);
+    this.track(n);
   }
 
   setNamespace(ns: Namespace): void {

@@ -20,6 +20,8 @@ function reference(pod: Pod): ObjectReference {
 
 export class EventRecorder {
   private seq = 0;
+  /** Event names by (pod, type, reason, message): a repeat grows the series instead of adding an Event. */
+  private readonly recorded = new Map<string, string>();
 
   constructor(
     private readonly store: ObjectStore,
@@ -31,12 +33,10 @@ export class EventRecorder {
     const ns = pod.metadata?.namespace ?? "default";
     const name = pod.metadata?.name ?? "";
     const now = this.clock?.now();
-    const existing = this.store.list("Event", {
-      namespace: ns,
-      where: (e) => e.involvedObject.name === name && e.involvedObject.kind === "Pod" && e.reason === reason && e.message === message,
-    })[0];
-    if (existing !== undefined) {
-      this.store.modify("Event", ns, existing.metadata.name, (e) => {
+    const key = `${ns}/${name}\u0000${type}\u0000${reason}\u0000${message}`;
+    const previous = this.recorded.get(key);
+    if (previous !== undefined && this.store.get("Event", ns, previous) !== undefined) {
+      this.store.modify("Event", ns, previous, (e) => {
         const series = (e.series ??= {});
         series.count = (series.count ?? 1) + 1;
         if (now !== undefined) series.lastObservedTime = now;
@@ -60,5 +60,6 @@ export class EventRecorder {
     if (now !== undefined) (event as Event).eventTime = now;
     if (related !== undefined) (event as Event).related = reference(related);
     this.store.add(event);
+    this.recorded.set(key, event.metadata.name);
   }
 }

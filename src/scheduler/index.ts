@@ -10,3 +10,4 @@ export { SCHEDULER_COMPONENT, type EventClock } from "./events.js";
 export { toleratesTaint, tolerationsTolerateTaint, findUntoleratedTaint } from "./taints.js";
 export { requiredNodeAffinity } from "./node-selector.js";
 export { PluginName } from "./plugins/names.js";
+export { finalResults, jsonReport, textReport } from "./report.js";

@@ -29,7 +29,34 @@ export interface ScheduleResult {
   nominatedNode?: string;
 }
 
+/**
+ * The result of one attempt. `filter` and `scores` are computed on first read (they are enumerable,
+ * so JSON.stringify and deep comparisons see them), which keeps large clusters cheap when only the
+ * placement is looked at.
+ */
 export function buildResult(pod: string, outcome: CycleOutcome, order: readonly NodeInfo[]): ScheduleResult {
+  const result = { pod, node: outcome.node, message: outcome.message } as ScheduleResult;
+  lazy(result, "filter", () => filterOutcomes(outcome, order));
+  lazy(result, "scores", () => nodeScores(outcome));
+  if (outcome.postFilter?.nominatedNode !== undefined) result.nominatedNode = outcome.postFilter.nominatedNode;
+  return result;
+}
+
+function lazy<K extends "filter" | "scores">(target: ScheduleResult, key: K, compute: () => ScheduleResult[K]): void {
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      const value = compute();
+      Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+    set: (value: ScheduleResult[K]) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true }),
+  });
+}
+
+/** Evaluated nodes in scheduling order: rejected ones with their reasons, feasible ones ok. */
+function filterOutcomes(outcome: CycleOutcome, order: readonly NodeInfo[]): Record<string, FilterOutcome> {
   const filter: Record<string, FilterOutcome> = {};
   const feasible = new Set(outcome.feasible.map((n) => n.name));
   for (const n of order) {
@@ -40,15 +67,17 @@ export function buildResult(pod: string, outcome: CycleOutcome, order: readonly 
       filter[n.name] = f;
     } else if (feasible.has(n.name)) filter[n.name] = { ok: true };
   }
+  return filter;
+}
+
+function nodeScores(outcome: CycleOutcome): Record<string, NodeScore> {
   const scores: Record<string, NodeScore> = {};
-  if (outcome.scores !== null) {
-    outcome.feasible.forEach((n, i) => {
-      const plugins: Record<string, number> = {};
-      for (const [name, list] of outcome.scores!.byPlugin) plugins[name] = list[i]!;
-      scores[n.name] = { total: outcome.scores!.totals[i]!, plugins };
-    });
-  }
-  const result: ScheduleResult = { pod, node: outcome.node, message: outcome.message, filter, scores };
-  if (outcome.postFilter?.nominatedNode !== undefined) result.nominatedNode = outcome.postFilter.nominatedNode;
-  return result;
+  if (outcome.scores === null) return scores;
+  const run = outcome.scores;
+  outcome.feasible.forEach((n, i) => {
+    const plugins: Record<string, number> = {};
+    for (const [name, list] of run.byPlugin) plugins[name] = list[i]!;
+    scores[n.name] = { total: run.totals[i]!, plugins };
+  });
+  return scores;
 }

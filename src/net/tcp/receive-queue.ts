@@ -1,17 +1,27 @@
 // The receive side's storage: out-of-order ranges waiting for a hole to fill (kept merged and
 // sorted, with copies of their bytes) and the SACK blocks they produce (RFC 2018: the block with
-// the most recent segment first), plus in-order bytes the application has not read yet.
+// the most recent segment first), plus in-order bytes the application has not read yet. Each
+// held segment is charged its kernel memory (skb truesize) against the receive buffer.
 
-import { seqAdd, seqDiff, seqGt, seqLeq, seqLt, seqMax } from "./seq.js";
+/** Approximate skb truesize of a received segment of len payload bytes (kmalloc'd head + sk_buff). */
+export function segmentTruesize(len: number): number {
+  let head = 512;
+  while (head < len + 200) head *= 2;
+  return head + 256;
+}
 
-interface OooRange {
+import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
+
+interface OooSegment {
   seq: number;
   end: number;
   bytes: Uint8Array;
+  charge: number;
 }
 
 export class ReceiveQueue {
-  private readonly ooo: OooRange[] = [];
+  /** Out-of-order segments, sorted and non-overlapping (adjacent ones are not merged). */
+  private readonly ooo: OooSegment[] = [];
   /** seq of the most recently queued out-of-order segment (its block goes first in SACK). */
   private lastOoo = 0;
   private readonly unread: Uint8Array[] = [];
@@ -20,81 +30,112 @@ export class ReceiveQueue {
   oooBytes = 0;
   /** In-order bytes not yet read by the application. */
   unreadBytes = 0;
+  /** Receive-buffer memory the held data is charged (sk_rmem_alloc). */
+  charge = 0;
+  private readonly unreadCharge: number[] = [];
 
   get hasOutOfOrder(): boolean {
     return this.ooo.length > 0;
   }
 
-  /** Stores a copy of an out-of-order segment's payload [seq, seq+len). */
+  /** Index of the first held segment ending after seq. */
+  private firstEndingAfter(seq: number): number {
+    const q = this.ooo;
+    let lo = 0;
+    let hi = q.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (seqLeq(q[mid]!.end, seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Stores a copy of an out-of-order segment's payload [seq, seq+len), minus bytes already held. */
   addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number): void {
+    this.lastOoo = seq;
     let s = seq;
     let e = seqAdd(seq, len);
-    let bytes = data.slice(from, from + len);
-    this.lastOoo = seq;
-    // Merge with every overlapping or adjacent range.
-    let i = 0;
-    while (i < this.ooo.length && seqLt(this.ooo[i]!.end, s)) i++;
-    while (i < this.ooo.length && seqLeq(this.ooo[i]!.seq, e)) {
-      const r = this.ooo[i]!;
-      const ns = seqLt(r.seq, s) ? r.seq : s;
-      const ne = seqMax(r.end, e);
-      const merged = new Uint8Array(seqDiff(ne, ns));
-      merged.set(r.bytes, seqDiff(r.seq, ns));
-      merged.set(bytes, seqDiff(s, ns));
-      this.oooBytes -= r.bytes.length;
-      this.ooo.splice(i, 1);
-      s = ns;
-      e = ne;
-      bytes = merged;
+    const q = this.ooo;
+    let i = this.firstEndingAfter(s);
+    if (i < q.length && seqLeq(q[i]!.seq, s)) {
+      // The start is already held: keep only what goes beyond that segment.
+      s = q[i]!.end;
+      i++;
+      if (!seqLt(s, e)) return;
     }
-    this.ooo.splice(i, 0, { seq: s, end: e, bytes });
+    // Drop held segments the new one covers entirely; stop at the first one it only overlaps.
+    while (i < q.length && seqLeq(q[i]!.end, e) && seqLeq(s, q[i]!.seq)) {
+      const r = q[i]!;
+      this.oooBytes -= r.bytes.length;
+      this.charge -= r.charge;
+      q.splice(i, 1);
+    }
+    if (i < q.length && seqLt(q[i]!.seq, e)) e = q[i]!.seq;
+    if (!seqLt(s, e)) return;
+    const off = from + seqDiff(s, seq);
+    const bytes = data.slice(off, off + seqDiff(e, s));
+    const charge = segmentTruesize(bytes.length);
+    q.splice(i, 0, { seq: s, end: e, bytes, charge });
     this.oooBytes += bytes.length;
+    this.charge += charge;
   }
 
   /**
-   * Takes the out-of-order data that now continues rcvNxt: calls deliver(bytes) for each piece and
-   * returns the new rcvNxt.
+   * Takes the out-of-order data that now continues rcvNxt: calls deliver(bytes, charge) for each
+   * piece (its memory charge moves to the caller) and returns the new rcvNxt.
    */
-  drainInOrder(rcvNxt: number, deliver: (bytes: Uint8Array) => void): number {
+  drainInOrder(rcvNxt: number, deliver: (bytes: Uint8Array, charge: number) => void): number {
     let next = rcvNxt;
-    while (this.ooo.length > 0 && seqLeq(this.ooo[0]!.seq, next)) {
-      const r = this.ooo.shift()!;
+    const q = this.ooo;
+    let n = 0;
+    while (n < q.length && seqLeq(q[n]!.seq, next)) {
+      const r = q[n]!;
       this.oooBytes -= r.bytes.length;
+      this.charge -= r.charge;
       if (seqGt(r.end, next)) {
-        deliver(r.bytes.subarray(seqDiff(next, r.seq)));
+        deliver(r.bytes.subarray(seqDiff(next, r.seq)), r.charge);
         next = r.end;
       }
+      n++;
     }
+    if (n > 0) q.splice(0, n);
     return next;
   }
 
-  /** Writes up to max SACK blocks above rcvNxt; returns how many. */
+  /** Writes up to max SACK blocks (contiguous held data) above rcvNxt; returns how many. */
   sackBlocks(max: number, left: Uint32Array, right: Uint32Array): number {
-    if (this.ooo.length === 0 || max === 0) return 0;
-    let n = 0;
-    let first = -1;
-    for (let i = 0; i < this.ooo.length; i++) {
-      const r = this.ooo[i]!;
-      if (seqLeq(r.seq, this.lastOoo) && seqLt(this.lastOoo, r.end)) first = i;
-    }
-    if (first >= 0) {
-      left[n] = this.ooo[first]!.seq;
-      right[n] = this.ooo[first]!.end;
-      n++;
-    }
-    for (let i = 0; i < this.ooo.length && n < max; i++) {
-      if (i === first) continue;
-      left[n] = this.ooo[i]!.seq;
-      right[n] = this.ooo[i]!.end;
-      n++;
+    const q = this.ooo;
+    if (q.length === 0 || max === 0) return 0;
+    let n = 1;
+    // The first block is the one holding the latest segment; the others follow in sequence order.
+    let first = this.firstEndingAfter(this.lastOoo);
+    if (first >= q.length) first = q.length - 1;
+    let a = first;
+    while (a > 0 && q[a - 1]!.end === q[a]!.seq) a--;
+    let z = first;
+    while (z + 1 < q.length && q[z]!.end === q[z + 1]!.seq) z++;
+    left[0] = q[a]!.seq;
+    right[0] = q[z]!.end;
+    for (let i = 0; i < q.length && n < max; ) {
+      let j = i;
+      while (j + 1 < q.length && q[j]!.end === q[j + 1]!.seq) j++;
+      if (i !== a) {
+        left[n] = q[i]!.seq;
+        right[n] = q[j]!.end;
+        n++;
+      }
+      i = j + 1;
     }
     return n;
   }
 
   /** Keeps a copy of in-order data the application has not read (auto-read off). */
-  queueUnread(data: Uint8Array): void {
+  queueUnread(data: Uint8Array, charge: number): void {
     this.unread.push(data.slice());
+    this.unreadCharge.push(charge);
     this.unreadBytes += data.length;
+    this.charge += charge;
   }
 
   /** Reads up to max unread bytes (all when max is omitted). */
@@ -110,6 +151,7 @@ export class ReceiveQueue {
       this.unreadHead += take;
       if (this.unreadHead === chunk.length) {
         this.unread.shift();
+        this.charge -= this.unreadCharge.shift()!;
         this.unreadHead = 0;
       }
     }

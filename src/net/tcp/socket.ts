@@ -13,6 +13,7 @@ import { seqAdd, seqDiff } from "./seq.js";
 import { CaState, TcpState, tcpError, TcpError, type TcpErrorInfo } from "./states.js";
 import type { TcpSysctl } from "./sysctl.js";
 import type { TcpStack } from "./stack.js";
+import type { TcpListener } from "./listener.js";
 import { pushPending, sendFin, sendReset } from "./tx.js";
 import { cancelTimers } from "./timers.js";
 import { windowUpdateAfterRead } from "./rx.js";
@@ -127,6 +128,8 @@ export class TcpSocket implements CcHost {
   maxPacketsOut = 0;
   maxPacketsSeq = 0;
   readonly rtt: RttEstimator;
+  /** Current retransmission timeout incl. backoff (icsk_rto). */
+  icskRto = TCP_TIMEOUT_INIT_NS;
   /** icsk_backoff / icsk_retransmits / total_rto. */
   backoff = 0;
   retransmits = 0;
@@ -153,14 +156,21 @@ export class TcpSocket implements CcHost {
   /** Sequence of the peer's FIN when it arrived ahead of missing data, -1 if none. */
   pendingFinSeq = -1;
   finReceived = false;
+  /** onEnd has been called. */
+  endNotified = false;
   /** Bytes the application has consumed (copied_seq) and the DRS measurement window. */
   copiedSeq = 0;
   rcvqSpace = 0;
   rcvqSeq = 0;
   rcvqTime = 0;
+  /** In-order data received in the current event, handed to the application after the ACK decision. */
+  readonly pendingData: Uint8Array[] = [];
+  pendingCharge = 0;
   /** Delayed-ACK machinery (icsk_ack). */
   quickAcks = 0;
   ackPending = false;
+  /** An immediate ACK is due (out-of-order data, a filled hole, a duplicate). */
+  ackNow = false;
   pingpong = false;
   ato = 0;
   lastRecvTime = 0;
@@ -171,6 +181,8 @@ export class TcpSocket implements CcHost {
   groBytes = 0;
 
   // ---- timers (event ids; 0 = none) and their deadlines ----
+  /** When the SYN / SYN-ACK was first sent (handshake RTT sample). */
+  synSentAt = 0;
   rtxTimer = 0;
   rtxTimerAt = 0;
   rtxDeadline = 0;
@@ -182,9 +194,11 @@ export class TcpSocket implements CcHost {
   groTimer = 0;
   stateTimer = 0;
   connectTimer = 0;
-  synackTimeouts = 0;
   /** Set once the application has fully closed (no more reads). */
   orphan = false;
+  /** The listener that created this connection (passive open), and whether it was handed over. */
+  listener: TcpListener | null = null;
+  accepted = false;
 
   constructor(
     readonly stack: TcpStack,
@@ -213,6 +227,11 @@ export class TcpSocket implements CcHost {
   }
 
   // ---- application API -------------------------------------------------------------------------
+
+  /** The connection is gone (a getter, so checks after callbacks are not narrowed away). */
+  get closed(): boolean {
+    return this.state === TcpState.CLOSED;
+  }
 
   get now(): number {
     return this.stack.sim.now;
@@ -344,19 +363,13 @@ export class TcpSocket implements CcHost {
     this.state = next;
   }
 
-  /** The initial RTO (1 s) shifted by the backoff, capped (inet_csk_rto_backoff). */
-  backedOffRto(base = this.rtt.srtt > 0 ? this.rtt.rto : TCP_TIMEOUT_INIT_NS): number {
-    return Math.min(base * 2 ** this.backoff, 120e9);
-  }
-
   /** Ends the connection: timers off, port released, the application told once. */
   destroy(error: TcpErrorInfo | null): void {
     if (this.state === TcpState.CLOSED) return;
-    const wasOpen = this.state !== TcpState.TIME_WAIT;
     this.state = TcpState.CLOSED;
     cancelTimers(this);
     this.stack.unhash(this);
-    if (wasOpen) this.notifyClose(error);
+    this.notifyClose(error);
   }
 
   /** Tells the application the connection is over (once). */
@@ -369,5 +382,3 @@ export class TcpSocket implements CcHost {
 
   private closeNotified = false;
 }
-
-export { INFINITE_SSTHRESH };

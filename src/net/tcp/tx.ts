@@ -195,7 +195,7 @@ function retransmitLost(sock: TcpSocket, budget: number, now: number): number {
 function sendNew(sock: TcpSocket, len: number, fin: boolean, push: boolean, now: number): void {
   const seq = sock.sndNxt;
   const flags = TcpFlags.ACK | (fin ? TcpFlags.FIN : 0) | (push ? TcpFlags.PSH : 0);
-  if (sock.packetsOut === 0 && now - sock.lastRecvTime < sock.ato) sock.pingpong = true;
+  if (now - sock.lastRecvTime < sock.ato) sock.pingpong = true;
   emit(sock, flags, seq, len, null, nextIpId(sock));
   const end = seqAdd(seq, len + (fin ? 1 : 0));
   sock.rtx.push(seq, end, fin ? Sacked.FIN : 0, now);

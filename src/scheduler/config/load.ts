@@ -1,7 +1,7 @@
 // Loads a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file: profiles with their plugin
 // sets merged into the defaults and expanded per extension point, weights, plugin args and
 // percentageOfNodesToScore. Errors name file:line:col and the field path.
-import type { Diagnostic } from "../../k8s/index.js";
+import { sortDiagnostics, type Diagnostic } from "../../k8s/diagnostics.js";
 import { err, ok, type Result } from "../../util/result.js";
 import { DEFAULT_PLUGIN_ARGS, type PluginArgs } from "./args.js";
 import { balancedArgs, defaultPreemptionArgs, fitArgs, interPodAffinityArgs, nodeAffinityArgs, podTopologySpreadArgs } from "./plugin-args.js";
@@ -121,7 +121,7 @@ export function loadSchedulerConfiguration(text: string, fileName: string): Resu
   const root = r.map(r.parse(text), "", ["apiVersion", "kind", "percentageOfNodesToScore", "profiles", "extenders", ...IGNORED_TOP]);
   if (root === null) {
     if (!r.failed) r.error("", "must be a map (a KubeSchedulerConfiguration)");
-    return err(r.diagnostics);
+    return err(sortDiagnostics(r.diagnostics, [fileName]));
   }
   if (root["apiVersion"] !== CONFIG_API_VERSION) r.error("apiVersion", `must be ${JSON.stringify(CONFIG_API_VERSION)}, not ${JSON.stringify(root["apiVersion"] ?? "")}`);
   if (root["kind"] !== CONFIG_KIND) r.error("kind", `must be ${JSON.stringify(CONFIG_KIND)}, not ${JSON.stringify(root["kind"] ?? "")}`);
@@ -137,8 +137,9 @@ export function loadSchedulerConfiguration(text: string, fileName: string): Resu
     names.add(p.schedulerName);
     profiles.push(p);
   });
-  if (r.failed) return err(r.diagnostics);
-  return ok({ configuration: { percentageOfNodesToScore: percentage, profiles }, warnings: r.diagnostics });
+  const diagnostics = sortDiagnostics(r.diagnostics, [fileName]);
+  if (r.failed) return err(diagnostics);
+  return ok({ configuration: { percentageOfNodesToScore: percentage, profiles }, warnings: diagnostics });
 }
 
 /** The first profile of a configuration, with the configuration-wide percentageOfNodesToScore folded in. */

@@ -9,9 +9,15 @@
 #    (static neighbour entry), until connect() fails with ETIMEDOUT (about 131 s).
 set -e
 PY=$(test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-A=tcpk-a; B=tcpk-b; OUT=$(mktemp -d)
+A=tcpk-a; B=tcpk-b; OUT=$(mktemp -d); chmod 755 "$OUT"  # tcpdump drops to its own user
 cleanup() { ip netns del $A 2>/dev/null || true; ip netns del $B 2>/dev/null || true; rm -rf "$OUT"; }
 trap cleanup EXIT
+# Starts tcpdump in namespace $1 on va writing $2 with filter $3, and waits until it is listening.
+capture() {
+  ip netns exec $1 tcpdump -i va -U -w $2 -s 0 "$3" 2>$2.log &
+  TD=$!
+  for i in $(seq 100); do grep -q "listening on" $2.log 2>/dev/null && break; sleep 0.1; done
+}
 setup() {
   ip netns del $A 2>/dev/null || true; ip netns del $B 2>/dev/null || true
   ip netns add $A; ip netns add $B
@@ -31,19 +37,16 @@ while c.recv(4096): pass
 c.close()
 ' &
 for i in $(seq 50); do ip netns exec $B ss -ltn | grep -q ':80 ' && break; sleep 0.1; done
-ip netns exec $A tcpdump -i va -U -w $OUT/http.pcap -s 0 'ip' 2>/dev/null &
-TD=$!
-sleep 2
-ip netns exec $A curl -s http://10.9.0.2/ >&2
+capture $A $OUT/http.pcap ip
+ip netns exec $A curl -s http://10.9.0.2/ >/dev/null
 ip netns exec $A curl -s -m 2 http://10.9.0.2:81/ >/dev/null || true
 sleep 0.5
 kill $TD; wait $TD 2>/dev/null || true
 wait
+test -s $OUT/http.pcap || { echo "no HTTP capture" >&2; exit 1; }
 setup "$(cat /proc/sys/net/ipv4/tcp_rmem)"
 ip netns exec $A ip neigh add 10.9.0.99 lladdr 02:00:00:00:00:99 dev va
-ip netns exec $A tcpdump -i va -U -w $OUT/syn.pcap -s 0 'tcp' 2>/dev/null &
-TD=$!
-sleep 1
+capture $A $OUT/syn.pcap tcp
 FAIL=$(ip netns exec $A $PY -c '
 import socket,time
 s=socket.socket(); t=time.monotonic()

@@ -26,6 +26,14 @@ export function isExtendedResourceName(name: string): boolean {
   return name.includes("/") && !name.startsWith("kubernetes.io/") && !name.startsWith("requests.");
 }
 
+/** The common case without allocating: the pod fits (fitsRequest finds nothing). */
+function fitsQuickly(req: Resources, node: NodeInfo): boolean {
+  if (node.pods.length + 1 > node.allocatable.pods || req.scalar.size > 0) return false;
+  const a = node.allocatable;
+  const r = node.requested;
+  return req.milliCPU <= a.milliCPU - r.milliCPU && req.memory <= a.memory - r.memory && req.ephemeralStorage <= a.ephemeralStorage - r.ephemeralStorage;
+}
+
 /** fitsRequest: every shortfall, in upstream's order (pods, cpu, memory, ephemeral-storage, then the rest). */
 export function insufficientResources(
   req: Resources,
@@ -84,6 +92,7 @@ export function fitPlugin(args: NodeResourcesFitArgs): Plugin {
       return { status: null };
     },
     filter(state, node) {
+      if (fitsQuickly(state.pod.requests, node)) return null;
       const short = insufficientResources(state.pod.requests, node, ignored, ignoredGroups);
       return short.length === 0 ? null : unschedulable(name, ...short.map((s) => s.reason));
     },

@@ -1,0 +1,88 @@
+// The physical network under the cluster: one L2 segment modelled as a plain switch (a bridge without
+// a stack), every node's eth0 on its own Link (the Cluster's bandwidth, latency and MTU) to a switch
+// port, external hosts on the segment the same way, and a gateway router at the underlay gateway
+// address; an external host outside the underlay subnet sits behind that router on a link of its own.
+import { BridgeDevice } from "../net/bridge.js";
+import { EthernetDevice } from "../net/ethernet.js";
+import { DEFAULT_LINK, Link, type LinkParams } from "../net/link.js";
+import { NetNamespace } from "../net/stack/namespace.js";
+import type { NetWorld } from "../net/world.js";
+import type { NetworkModel, NodeModel } from "../k8s/cluster-model.js";
+import { randomMac } from "../cni/common/macs.js";
+import type { SeededRng } from "../util/rng.js";
+
+export interface Attachment {
+  readonly ns: NetNamespace;
+  readonly eth0: EthernetDevice;
+  readonly link: Link;
+  readonly ip: number;
+}
+
+export interface ExternalHost extends Attachment {
+  readonly name: string;
+  /** True when the host sits on the underlay segment; false = behind the gateway router. */
+  readonly onUnderlay: boolean;
+}
+
+export interface Underlay {
+  readonly switch: BridgeDevice;
+  readonly params: LinkParams;
+  readonly nodes: Map<string, Attachment>;
+  readonly hosts: Map<string, ExternalHost>;
+  /** The router at the gateway address (ip_forward on). */
+  readonly router: Attachment;
+}
+
+export function buildUnderlay(world: NetWorld, rng: SeededRng, network: NetworkModel, nodes: readonly NodeModel[]): Underlay {
+  const u = network.underlay;
+  const params: LinkParams = { ...DEFAULT_LINK, bandwidthBps: u.link.bandwidthBps, latencyNs: u.link.latencyNs, mtu: u.link.mtu };
+  const sw = new BridgeDevice(world, "underlay", randomMac(rng), { macSet: true, mtu: u.link.mtu });
+  let port = 0;
+  const attach = (ns: NetNamespace, ip: number, prefixLen: number): Attachment => {
+    const eth0 = new EthernetDevice(world, "eth0", randomMac(rng), u.link.mtu);
+    const swPort = new EthernetDevice(world, `swp${++port}`, randomMac(rng), u.link.mtu);
+    const link = new Link(world, eth0, swPort, params);
+    eth0.link = link;
+    swPort.link = link;
+    sw.addPort(swPort);
+    ns.addDevice(eth0);
+    ns.addAddress(eth0, ip, prefixLen);
+    return { ns, eth0, link, ip };
+  };
+  const len = u.subnet.prefixLength;
+  const routerNs = new NetNamespace(world, "gateway", "gateway");
+  routerNs.sysctl.ipForward = true;
+  const router = attach(routerNs, u.gateway, len);
+  const nodeMap = new Map<string, Attachment>();
+  for (const n of nodes) {
+    const ns = new NetNamespace(world, n.name, n.name);
+    const a = attach(ns, n.ipInt ?? 0, len);
+    ns.routes.add({ dst: 0, prefixLen: 0, via: u.gateway, dev: a.eth0 });
+    nodeMap.set(n.name, a);
+  }
+  const hosts = new Map<string, ExternalHost>();
+  let uplinks = 0;
+  for (const h of network.externalHosts) {
+    const ns = new NetNamespace(world, h.name, h.name);
+    if (h.onUnderlay) {
+      const a = attach(ns, h.ipInt, len);
+      ns.routes.add({ dst: 0, prefixLen: 0, via: u.gateway, dev: a.eth0 });
+      hosts.set(h.name, { ...a, name: h.name, onUnderlay: true });
+      continue;
+    }
+    // Beyond the gateway: a point-to-point link router ethN <-> host eth0.
+    const hostEth = new EthernetDevice(world, "eth0", randomMac(rng), u.link.mtu);
+    const routerEth = new EthernetDevice(world, `eth${++uplinks}`, randomMac(rng), u.link.mtu);
+    const link = new Link(world, hostEth, routerEth, params);
+    hostEth.link = link;
+    routerEth.link = link;
+    ns.addDevice(hostEth);
+    ns.addAddress(hostEth, h.ipInt, 32);
+    ns.routes.add({ dst: u.gateway, prefixLen: 32, dev: hostEth });
+    ns.routes.add({ dst: 0, prefixLen: 0, via: u.gateway, dev: hostEth });
+    routerNs.addDevice(routerEth);
+    routerNs.routes.add({ dst: h.ipInt, prefixLen: 32, dev: routerEth });
+    hosts.set(h.name, { ns, eth0: hostEth, link, ip: h.ipInt, name: h.name, onUnderlay: false });
+  }
+  return { switch: sw, params, nodes: nodeMap, hosts, router };
+}

@@ -1,0 +1,130 @@
+// Reads the counters the network model already keeps (device stats, tunnel and bridge stats, SNMP
+// counters, netfilter rule and conntrack counters, datapath map stats, TCP counters) into Work, at
+// scrape time: nothing here runs per packet.
+import type { DatapathMaps } from "../../datapath/lib/maps.js";
+import type { MapStats } from "../../datapath/maps/errors.js";
+import type { PolicyMap } from "../../datapath/maps/policy.js";
+import { BridgeDevice } from "../net/bridge.js";
+import { DeviceKind, type NetDevice } from "../net/device.js";
+import type { NfTableName } from "../net/netfilter/index.js";
+import type { Netfilter } from "../net/netfilter/netfilter.js";
+import type { NetNamespace } from "../net/stack/namespace.js";
+import { VxlanDevice, VXLAN_OVERHEAD } from "../net/vxlan.js";
+import { STEP } from "./cost-model.js";
+import type { TcpCounterView } from "./metered.js";
+import type { Work } from "./work.js";
+
+const TABLES: readonly NfTableName[] = ["raw", "mangle", "nat", "filter"];
+
+/** One device's own work: NIC or veth crossing, tunnel encap/decap, bridge lookups, attached programs. */
+export function collectDevice(dev: NetDevice, w: Work): void {
+  const s = dev.stats;
+  switch (dev.kind) {
+    case DeviceKind.ETHERNET:
+      w.add(STEP.nicRx, s.rxPackets, s.rxBytes);
+      w.add(STEP.nicTx, s.txPackets, s.txBytes);
+      break;
+    case DeviceKind.VETH:
+    case DeviceKind.LOOPBACK:
+      // The crossing (netif_rx into the peer, backlog, receive) is charged once, on the sending side.
+      w.add(STEP.vethCrossing, s.txPackets, s.txBytes);
+      break;
+    case DeviceKind.VXLAN:
+      w.add(STEP.vxlanEncap, s.txPackets, s.txBytes);
+      w.add(STEP.vxlanDecap, s.rxPackets, s.rxBytes);
+      if (dev instanceof VxlanDevice && dev.udpCsum) w.add(STEP.checksum, 0, s.txBytes + VXLAN_OVERHEAD * s.txPackets);
+      break;
+    case DeviceKind.IPIP:
+      w.add(STEP.ipipEncap, s.txPackets, s.txBytes);
+      w.add(STEP.ipipDecap, s.rxPackets, s.rxBytes);
+      break;
+    case DeviceKind.BRIDGE:
+      if (dev instanceof BridgeDevice) {
+        const b = dev.bridgeStats;
+        w.add(STEP.bridgeFdbLookup, b.forwarded + b.flooded + b.passedUp);
+      }
+      break;
+    case DeviceKind.MACVLAN:
+      break;
+  }
+  if (dev.xdp !== null) w.add(STEP.bpfProgram, s.rxPackets);
+  if (dev.tcIngress !== null) w.add(STEP.bpfProgram, s.rxPackets);
+  if (dev.tcEgress !== null) w.add(STEP.bpfProgram, s.txPackets);
+}
+
+/** Matched rule packets and whether any rule exists, over every table of a namespace. */
+function ruleCounts(nf: Netfilter): { rules: number; matched: number } {
+  let rules = 0;
+  let matched = 0;
+  for (const name of TABLES) {
+    for (const chain of nf.table(name).chains()) {
+      rules += chain.rules.length;
+      for (const r of chain.rules) matched += r.packets;
+    }
+  }
+  return { rules, matched };
+}
+
+/**
+ * A namespace's stack work: IP input and routing, netfilter hooks and rules, conntrack, UDP sockets
+ * and TCP (from `tcp` when the TCP layer keeps batch counters, else from the SNMP segment counts),
+ * plus its devices except `skip` (devices charged elsewhere, e.g. a pod's host-side veth).
+ */
+export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView | null, skip: ReadonlySet<NetDevice> = new Set()): void {
+  let tunnelDatagrams = 0;
+  for (const dev of ns.devicesInOrder()) {
+    if (dev.kind === DeviceKind.VXLAN) tunnelDatagrams += dev.stats.rxPackets;
+    if (!skip.has(dev)) collectDevice(dev, w);
+  }
+  const ip = ns.counters.ip;
+  w.add(STEP.parse, ip.InReceives);
+  w.add(STEP.routeLookup, ip.InReceives + ip.OutRequests);
+  const nf = ns.netfilter;
+  const { rules, matched } = ruleCounts(nf);
+  if (rules > 0 || nf.tracking) {
+    w.add(STEP.netfilterHook, ip.InReceives + ip.InDelivers + 2 * ip.ForwDatagrams + 2 * ip.OutRequests);
+    w.add(STEP.netfilterRule, matched);
+  }
+  const ct = nf.conntrack.stats;
+  w.add(STEP.conntrackLookup, ct.found + ct.insert);
+  w.add(STEP.conntrackInsert, ct.insert);
+  const udp = ns.counters.udp;
+  w.add(STEP.socketDelivery, Math.max(0, udp.InDatagrams - tunnelDatagrams) + udp.OutDatagrams);
+  if (tcp !== null) collectTcp(tcp, w);
+  else {
+    const segs = ns.counters.tcp.InSegs + ns.counters.tcp.OutSegs;
+    w.add(STEP.tcpSegment, segs, 0, segs);
+  }
+}
+
+/** TCP work: per segment, per GSO/GRO batch, and the payload copied and checksummed. */
+export function collectTcp(tcp: TcpCounterView, w: Work): void {
+  w.add(STEP.tcpSegment, tcp.txSegments + tcp.rxSegments, 0, tcp.txBatches + tcp.rxBatches);
+  const bytes = tcp.txBytes + tcp.rxBytes;
+  w.add(STEP.copy, 0, bytes);
+  w.add(STEP.checksum, 0, bytes);
+}
+
+function addLookups(w: Work, s: MapStats): void {
+  w.add(STEP.bpfMapLookup, s.lookups);
+  w.add(STEP.bpfMapUpdate, s.inserts);
+}
+
+/**
+ * The eBPF datapath's map work on one node: every lookup and insert; conntrack entries created and
+ * translations done (service frontends found, SNAT entries used) as their own steps.
+ */
+export function collectMaps(maps: DatapathMaps, w: Work): void {
+  const ct = maps.ct.stats;
+  w.add(STEP.conntrackLookup, ct.lookups);
+  w.add(STEP.bpfMapUpdate, ct.inserts);
+  for (const s of [maps.ipcache.v4.stats, maps.endpoints.table.stats, maps.tunnel.lpm.stats, maps.fib.lpm.stats]) addLookups(w, s);
+  for (const s of [maps.lb.services.stats, maps.lb.backends.stats, maps.lb.revNat.stats, maps.lb.affinity.stats]) addLookups(w, s);
+  addLookups(w, maps.snat.table.stats);
+  w.add(STEP.natRewrite, maps.lb.services.stats.hits + maps.snat.table.stats.hits);
+}
+
+/** Policy decisions taken for one endpoint (its policy map's lookups). */
+export function collectPolicy(map: PolicyMap, w: Work): void {
+  w.add(STEP.policyLookup, map.stats.lookups);
+}

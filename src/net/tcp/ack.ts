@@ -1,0 +1,299 @@
+// The sender's side of an arriving ACK (tcp_ack): window update, SACK scoreboard, cumulative
+// ACK (tcp_clean_rtx_queue with Karn's rule for RTT samples), loss detection (RFC 6675 DupThresh
+// with SACK, NewReno with duplicate ACKs), fast recovery with PRR (RFC 6937, tcp_cwnd_reduction),
+// congestion avoidance, and the FIN-acknowledged state changes.
+
+import { INFINITE_SSTHRESH } from "./cc/types.js";
+import { NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
+import { Sacked } from "./rtx-queue.js";
+import type { Segment } from "./segment.js";
+import { seqDiff, seqGeq, seqGt, seqLeq, seqLt, seqMax } from "./seq.js";
+import type { TcpSocket } from "./socket.js";
+import { CaState, TcpState } from "./states.js";
+import { armFinWait2, armRto, enterTimeWait, stopRto } from "./timers.js";
+import { TcpFlags } from "./tx.js";
+
+/** Result scratch of the cumulative-ACK walk. */
+let ackedSegs = 0;
+let firstTx = -1;
+let lastTx = -1;
+
+/** Processes the ACK field of seg; false when the segment must be dropped. */
+export function processAck(sock: TcpSocket, seg: Segment): boolean {
+  const ack = seg.ack;
+  if (seqGt(ack, sock.sndNxt)) return false;
+  const now = sock.now;
+  const priorUna = sock.sndUna;
+  const advanced = seqGt(ack, priorUna);
+  if (seqLt(ack, priorUna)) return true;
+  const nwin = seg.window * 2 ** sock.sndWscale;
+  let windowChanged = false;
+  if (advanced || seqGt(seg.seq, sock.sndWl1) || (seg.seq === sock.sndWl1 && (nwin > sock.sndWnd || nwin === 0))) {
+    windowChanged = nwin !== sock.sndWnd;
+    sock.sndWnd = nwin;
+    sock.sndWl1 = seg.seq;
+    sock.sndWl2 = ack;
+  }
+  let newlySacked = 0;
+  if (sock.sackOk && seg.sackCount > 0) newlySacked = sackTag(sock, seg);
+  let acked = 0;
+  let rtt = -1;
+  let caRtt = -1;
+  if (advanced) {
+    cleanRtxQueue(sock, ack);
+    acked = ackedSegs;
+    if (firstTx >= 0) rtt = now - firstTx;
+    if (lastTx >= 0) caRtt = now - lastTx;
+    if (rtt < 0 && sock.tsOk && seg.hasTimestamp && seg.tsEcr !== 0) {
+      const ms = (Math.floor(now / NS_PER_MS) + sock.tsOffset - seg.tsEcr) >>> 0;
+      if (ms < 0x7fffffff) rtt = caRtt = Math.max(ms, 1) * NS_PER_MS;
+    }
+    const dataAcked = Math.min(seqDiff(ack, sock.dataBase), sock.sendBuffer.length);
+    if (dataAcked > 0) {
+      sock.sendBuffer.release(dataAcked);
+      sock.stats.bytesAcked += dataAcked;
+    }
+    sock.sndUna = ack;
+    sock.backoff = 0;
+    sock.retransmits = 0;
+    if (sock.retransOut === 0) sock.retransStamp = 0;
+    if (!sock.sackOk && sock.renoSacked > 0) sock.renoSacked = Math.max(0, sock.renoSacked - acked);
+    if (sock.caState !== CaState.RECOVERY) sock.dupAcks = 0;
+  } else if (seg.payloadLen === 0 && (seg.flags & (TcpFlags.SYN | TcpFlags.FIN)) === 0 && !windowChanged && sock.packetsOut > 0) {
+    sock.dupAcks++;
+    if (!sock.sackOk && sock.renoSacked < sock.packetsOut - 1) {
+      sock.renoSacked++;
+      newlySacked++;
+    }
+  }
+  const delivered = acked + newlySacked;
+  if (rtt >= 0) {
+    sock.rtt.sample(rtt);
+    sock.icskRto = sock.rtt.rto;
+    sock.cc.pktsAcked(caRtt, now);
+  }
+  fastRetransAlert(sock, delivered, advanced);
+  if (delivered > 0 && sock.caState !== CaState.RECOVERY && isCwndLimited(sock)) {
+    sock.cc.congAvoid(sock, delivered, now);
+    sock.expandSndbuf();
+  }
+  if (seqGeq(sock.sndUna, sock.maxPacketsSeq)) {
+    sock.maxPacketsOut = sock.packetsOut;
+    sock.maxPacketsSeq = sock.sndNxt;
+  }
+  if (sock.packetsOut === 0) {
+    if (sock.rtxMode === 0) stopRto(sock);
+  } else if (advanced) {
+    armRto(sock, now + sock.icskRto);
+  }
+  if (sock.rtxMode === 1 && sock.sndWnd > 0) {
+    stopRto(sock);
+    sock.probes = 0;
+  }
+  if (advanced && sock.finSent && sock.sndUna === sock.sndNxt) finAcked(sock);
+  if (sock.closed) return false;
+  if (advanced && sock.wantWritable && sock.writable > 0) {
+    sock.wantWritable = false;
+    sock.events.onWritable?.(sock);
+    if (sock.closed) return false;
+  }
+  return true;
+}
+
+/** Our FIN is acknowledged. */
+function finAcked(sock: TcpSocket): void {
+  switch (sock.state) {
+    case TcpState.FIN_WAIT_1:
+      sock.setState(TcpState.FIN_WAIT_2);
+      if (sock.orphan) armFinWait2(sock);
+      break;
+    case TcpState.CLOSING:
+      enterTimeWait(sock);
+      sock.notifyClose(null);
+      break;
+    case TcpState.LAST_ACK:
+      sock.destroy(null);
+      break;
+  }
+}
+
+/** tcp_is_cwnd_limited: grow only a window the sender actually fills. */
+function isCwndLimited(sock: TcpSocket): boolean {
+  if (sock.cwndLimited) return true;
+  if (sock.cwnd < sock.ssthresh) return sock.cwnd < 2 * sock.maxPacketsOut;
+  return false;
+}
+
+/** Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head). */
+function cleanRtxQueue(sock: TcpSocket, ack: number): void {
+  const q = sock.rtx;
+  ackedSegs = 0;
+  firstTx = -1;
+  lastTx = -1;
+  while (q.count > 0) {
+    const s = q.slot(0);
+    if (seqLeq(q.end[s]!, ack)) {
+      const f = q.flags[s]!;
+      if ((f & Sacked.EVER_RETRANS) === 0) {
+        if (firstTx < 0) firstTx = q.sentAt[s]!;
+        lastTx = q.sentAt[s]!;
+      }
+      if ((f & Sacked.SACKED) !== 0) sock.sackedOut--;
+      else ackedSegs++;
+      if ((f & Sacked.LOST) !== 0) sock.lostOut--;
+      if ((f & Sacked.RETRANS) !== 0) sock.retransOut--;
+      sock.packetsOut--;
+      q.shift();
+    } else {
+      if (seqGt(ack, q.seq[s]!)) q.seq[s] = ack;
+      break;
+    }
+  }
+}
+
+/** Index of the first entry whose end is after seq (binary search over the ordered queue). */
+function firstEndingAfter(sock: TcpSocket, seq: number): number {
+  const q = sock.rtx;
+  let lo = 0;
+  let hi = q.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (seqLeq(q.end[q.slot(mid)]!, seq)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** tcp_sacktag_write_queue: marks entries the peer's SACK blocks cover; returns how many are new. */
+function sackTag(sock: TcpSocket, seg: Segment): number {
+  const q = sock.rtx;
+  let newly = 0;
+  for (let b = 0; b < seg.sackCount; b++) {
+    const left = seg.sackLeft[b]!;
+    const right = seg.sackRight[b]!;
+    if (!seqGt(right, left) || !seqGt(right, sock.sndUna) || seqGt(right, sock.sndNxt) || seqLt(left, sock.sndUna)) continue;
+    for (let i = firstEndingAfter(sock, left); i < q.count; i++) {
+      const s = q.slot(i);
+      if (seqGt(q.end[s]!, right)) break;
+      if (seqLt(q.seq[s]!, left)) continue;
+      const f = q.flags[s]!;
+      if ((f & Sacked.SACKED) !== 0) continue;
+      let nf = f | Sacked.SACKED;
+      if ((f & Sacked.LOST) !== 0) {
+        nf &= ~Sacked.LOST;
+        sock.lostOut--;
+      }
+      if ((f & Sacked.RETRANS) !== 0) {
+        nf &= ~Sacked.RETRANS;
+        sock.retransOut--;
+      }
+      q.flags[s] = nf;
+      sock.sackedOut++;
+      newly++;
+    }
+  }
+  return newly;
+}
+
+/** RFC 6675 IsLost / NewReno: marks segments lost; returns how many were newly marked. */
+function detectLoss(sock: TcpSocket): number {
+  const q = sock.rtx;
+  if (q.count === 0) return 0;
+  if (!sock.sackOk) {
+    if (sock.dupAcks < TCP_DUPTHRESH && sock.caState !== CaState.RECOVERY) return 0;
+    return markHeadLost(sock);
+  }
+  if (sock.sackedOut < TCP_DUPTHRESH) return 0;
+  let count = 0;
+  let boundary = -1;
+  for (let i = q.count - 1; i >= 0; i--) {
+    if ((q.flags[q.slot(i)]! & Sacked.SACKED) !== 0 && ++count >= TCP_DUPTHRESH) {
+      boundary = i;
+      break;
+    }
+  }
+  if (boundary < 0) return 0;
+  const limit = q.seq[q.slot(boundary)]!;
+  if (seqLeq(limit, sock.lostFrontier)) return 0;
+  let marked = 0;
+  for (let i = firstEndingAfter(sock, sock.lostFrontier); i < boundary; i++) {
+    const s = q.slot(i);
+    const f = q.flags[s]!;
+    if ((f & (Sacked.SACKED | Sacked.LOST | Sacked.RETRANS)) !== 0) continue;
+    q.flags[s] = f | Sacked.LOST;
+    sock.lostOut++;
+    marked++;
+  }
+  sock.lostFrontier = seqMax(sock.lostFrontier, limit);
+  return marked;
+}
+
+/** Marks the first unacknowledged segment lost unless it already is (tcp_newreno_mark_lost). */
+function markHeadLost(sock: TcpSocket): number {
+  const q = sock.rtx;
+  const s = q.slot(0);
+  const f = q.flags[s]!;
+  if ((f & (Sacked.LOST | Sacked.SACKED)) !== 0) return 0;
+  q.flags[s] = f | Sacked.LOST;
+  sock.lostOut++;
+  return 1;
+}
+
+function enterRecovery(sock: TcpSocket): void {
+  sock.highSeq = sock.sndNxt;
+  sock.priorCwnd = sock.cwnd;
+  sock.ssthresh = sock.cc.ssthresh(sock);
+  sock.prrDelivered = 0;
+  sock.prrOut = 0;
+  sock.cwndCnt = 0;
+  sock.caState = CaState.RECOVERY;
+  sock.stack.counters.fastRetransmits++;
+  sock.stats.recoveries++;
+}
+
+/** tcp_cwnd_reduction (PRR): how much may be sent in recovery for what was just delivered. */
+function cwndReduction(sock: TcpSocket, delivered: number, advanced: boolean, newlyLost: number): void {
+  if (delivered <= 0 || sock.priorCwnd === 0) return;
+  sock.prrDelivered += delivered;
+  const inflight = sock.inFlight();
+  const delta = sock.ssthresh - inflight;
+  let sndcnt: number;
+  if (delta < 0) {
+    sndcnt = Math.floor((sock.ssthresh * sock.prrDelivered + sock.priorCwnd - 1) / sock.priorCwnd) - sock.prrOut;
+  } else {
+    sndcnt = Math.max(sock.prrDelivered - sock.prrOut, delivered);
+    if (advanced && newlyLost === 0) sndcnt++;
+    sndcnt = Math.min(delta, sndcnt);
+  }
+  sndcnt = Math.max(sndcnt, sock.prrOut > 0 ? 0 : 1);
+  sock.cwnd = inflight + sndcnt;
+}
+
+/** tcp_fastretrans_alert, reduced: the Open / Disorder / Recovery / Loss state machine. */
+function fastRetransAlert(sock: TcpSocket, delivered: number, advanced: boolean): void {
+  if (sock.caState === CaState.RECOVERY || sock.caState === CaState.LOSS) {
+    if (seqGeq(sock.sndUna, sock.highSeq)) {
+      if (sock.caState === CaState.RECOVERY && sock.ssthresh < INFINITE_SSTHRESH) sock.cwnd = Math.max(sock.ssthresh, 1);
+      sock.caState = CaState.OPEN;
+      sock.dupAcks = 0;
+    } else if (sock.caState === CaState.RECOVERY) {
+      let lost = 0;
+      if (!sock.sackOk) {
+        if (advanced) lost = markHeadLost(sock);
+      } else {
+        lost = detectLoss(sock);
+      }
+      cwndReduction(sock, delivered, advanced, lost);
+      return;
+    } else {
+      return;
+    }
+  }
+  const lost = detectLoss(sock);
+  if (lost > 0) {
+    enterRecovery(sock);
+    cwndReduction(sock, Math.max(delivered, 1), advanced, lost);
+    return;
+  }
+  sock.caState = sock.sackedOut + sock.renoSacked > 0 ? CaState.DISORDER : CaState.OPEN;
+}

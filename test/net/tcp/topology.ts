@@ -1,0 +1,132 @@
+// Test topologies for TCP: two namespaces on a veth pair (no delay, like the kernel capture), two
+// hosts on an Ethernet link with bandwidth/latency/loss, and client -- router -- server with a
+// bottleneck link; frame capture taps, address helpers and the ledger-conservation check.
+
+import assert from "node:assert/strict";
+import { Simulator } from "../../../src/engine/simulator.js";
+import type { CaptureTap, NetDevice } from "../../../src/net/device.js";
+import { EthernetDevice } from "../../../src/net/ethernet.js";
+import { DEFAULT_LINK, Link, type LinkParams } from "../../../src/net/link.js";
+import { VethDevice } from "../../../src/net/veth.js";
+import { NetWorld } from "../../../src/net/world.js";
+import { NetNamespace } from "../../../src/net/stack/index.js";
+import type { SkBuff } from "../../../src/skb/skbuff.js";
+import { parseIPv4 } from "../../../src/util/ip.js";
+import { unwrap } from "../../../src/util/result.js";
+
+export const ip = (text: string): number => {
+  const v = parseIPv4(text);
+  if (v === null) throw new Error(`bad address ${text}`);
+  return v;
+};
+
+export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
+export const fromHex = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, "hex"));
+
+export interface Frame {
+  readonly dev: string;
+  readonly dir: "rx" | "tx";
+  readonly time: number;
+  readonly bytes: Uint8Array;
+}
+
+/** Records copies of the frames devices send (and receive, when asked). */
+export class Capture implements CaptureTap {
+  readonly frames: Frame[] = [];
+  constructor(private readonly dirs: ReadonlySet<"rx" | "tx"> = new Set(["tx"])) {}
+  onFrame(dev: NetDevice, dir: "rx" | "tx", skb: SkBuff, timeNs: number): void {
+    if (this.dirs.has(dir)) this.frames.push({ dev: dev.name, dir, time: timeNs, bytes: skb.bytes().slice() });
+  }
+  static on(...devs: NetDevice[]): Capture {
+    const c = new Capture();
+    for (const d of devs) d.taps.push(c);
+    return c;
+  }
+  /** TCP frames (IPv4 proto 6) in capture order. */
+  tcp(): Frame[] {
+    return this.frames.filter((f) => f.bytes[12] === 0x08 && f.bytes[13] === 0x00 && f.bytes[23] === 6);
+  }
+}
+
+export function newWorld(seed = 1): NetWorld {
+  return new NetWorld(new Simulator({ seed }));
+}
+
+function addr(ns: NetNamespace, dev: NetDevice, cidr: string): void {
+  const [a, p] = cidr.split("/");
+  unwrap(ns.addAddress(dev, ip(a!), Number(p)));
+}
+
+/** A (10.9.0.1) and B (10.9.0.2) on a veth pair with the kernel capture's MACs. */
+export function vethPair(seed = 1, mtu = 1500) {
+  const world = newWorld(seed);
+  const a = new NetNamespace(world, "tcp-a", "node-a");
+  const b = new NetNamespace(world, "tcp-b", "node-b");
+  const [va, vb] = VethDevice.pair(world, "va", 0x02000000_0a01, "vb", 0x02000000_0b01, mtu);
+  unwrap(a.addDevice(va));
+  unwrap(b.addDevice(vb));
+  addr(a, va, "10.9.0.1/24");
+  addr(b, vb, "10.9.0.2/24");
+  return { world, a, b, va, vb };
+}
+
+/** Two hosts on one Ethernet link (10.9.0.1 -- 10.9.0.2). */
+export function linked(params: Partial<LinkParams> = {}, seed = 1) {
+  const world = newWorld(seed);
+  const a = new NetNamespace(world, "host-a", "node-a");
+  const b = new NetNamespace(world, "host-b", "node-b");
+  const link = { ...DEFAULT_LINK, ...params };
+  const ea = new EthernetDevice(world, "eth0", 0x02000000_0a01, link.mtu);
+  const eb = new EthernetDevice(world, "eth0", 0x02000000_0b01, link.mtu);
+  unwrap(a.addDevice(ea));
+  unwrap(b.addDevice(eb));
+  const wire = new Link(world, ea, eb, link);
+  ea.link = wire;
+  eb.link = wire;
+  addr(a, ea, "10.9.0.1/24");
+  addr(b, eb, "10.9.0.2/24");
+  return { world, a, b, ea, eb, link: wire };
+}
+
+/**
+ * client (10.1.0.2) -- R -- server (10.2.0.2): a fast access link and a bottleneck link on the
+ * server side (its parameters given), both Ethernet.
+ */
+export function routed(bottleneck: Partial<LinkParams>, access: Partial<LinkParams> = {}, seed = 1) {
+  const world = newWorld(seed);
+  const c = new NetNamespace(world, "client", "node-c");
+  const r = new NetNamespace(world, "router", "node-r");
+  const s = new NetNamespace(world, "server", "node-s");
+  const mk = (ns: NetNamespace, name: string, mac: number, mtu: number): EthernetDevice => {
+    const d = new EthernetDevice(world, name, mac, mtu);
+    unwrap(ns.addDevice(d));
+    return d;
+  };
+  const p1 = { ...DEFAULT_LINK, ...access };
+  const p2 = { ...DEFAULT_LINK, ...bottleneck };
+  const ec = mk(c, "eth0", 0x02000001_0002, p1.mtu);
+  const r1 = mk(r, "eth1", 0x02000001_0001, p1.mtu);
+  const r2 = mk(r, "eth2", 0x02000002_0001, p2.mtu);
+  const es = mk(s, "eth0", 0x02000002_0002, p2.mtu);
+  const l1 = new Link(world, ec, r1, p1);
+  const l2 = new Link(world, r2, es, p2);
+  ec.link = l1;
+  r1.link = l1;
+  r2.link = l2;
+  es.link = l2;
+  addr(c, ec, "10.1.0.2/24");
+  addr(r, r1, "10.1.0.1/24");
+  addr(r, r2, "10.2.0.1/24");
+  addr(s, es, "10.2.0.2/24");
+  unwrap(c.routes.add({ dst: 0, prefixLen: 0, via: ip("10.1.0.1") }));
+  unwrap(s.routes.add({ dst: 0, prefixLen: 0, via: ip("10.2.0.1") }));
+  r.sysctl.ipForward = true;
+  return { world, c, r, s, ec, es, r1, r2, access: l1, bottleneck: l2 };
+}
+
+/** Every packet that entered the model was delivered or dropped (call after the run). */
+export function assertConserved(world: NetWorld): void {
+  const l = world.ledger;
+  assert.equal(l.entered, l.delivered + l.dropped + l.inFlight, "ledger identity");
+  assert.equal(l.inFlight, 0, `packets still in flight: ${l.inFlight}`);
+}
