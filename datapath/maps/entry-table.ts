@@ -77,6 +77,12 @@ export class EntryTable {
     this.size--;
   }
 
+  /** Makes room for `keys` entries without further growth (a capacity hint). */
+  reserve(keys: number): void {
+    const cells = cellsFor(keys);
+    if (cells * CELL_WORDS > this.cells.length) this.resize(cells);
+  }
+
   clear(): void {
     this.cells.fill(EMPTY);
     this.size = 0;

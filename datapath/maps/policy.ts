@@ -5,7 +5,7 @@ import { CELL_WORDS, CellTable, findCell } from "./cell-table.js";
 import { ENTRY_KIND, ENTRY_PORTS, ENTRY_RULE, EntryTable, VERDICT_SHIFT } from "./entry-table.js";
 import { MapError, newMapStats } from "./errors.js";
 import type { MapStats } from "./errors.js";
-import { portBlockLen } from "./portblocks.js";
+import { portBlockCount, portBlockLen } from "./portblocks.js";
 
 export const Direction = { INGRESS: 0, EGRESS: 1 } as const;
 export type Direction = (typeof Direction)[keyof typeof Direction];
@@ -28,10 +28,14 @@ export interface PolicyEntry {
 // 0-15 block start port, 16-20 prefix length (0..16), 21-28 protocol, 29 direction, 30 deny.
 const BLOCK_RULE = 2;
 const BLOCK_OWNERS = 3;
-// Header cell (one per identity and direction with entries) = [identity, HEADER | direction, exact-protocol
-// word, any-protocol word]; each word: bit L = some block of port prefix length L exists for this identity,
-// direction and protocol class (either verdict), DENY_PRESENT = some of them are DENY blocks.
+// Header cell (one per identity and direction with entries), key [identity, HEADER | direction], in one of
+// two forms. Inline (the identity has one entry in this direction, one block): [INLINE | packed block,
+// ruleRef], so a lookup needs no second probe. Masks (anything else): [exact-protocol word, any-protocol
+// word]; each word: bit L = some block of port prefix length L exists for this identity, direction and
+// protocol class (either verdict), DENY_PRESENT = some of them are DENY blocks. Identity 0 (any peer)
+// keeps its mask words in `anyHeader` instead.
 const HEADER = 1 << 31;
+const INLINE = 1 << 31;
 const LENGTHS = 0x1ffff;
 const DENY_PRESENT = 1 << 17;
 // Reference counts behind the header bits, keyed [identity, group]: group = kind << 8 | direction << 6 |
@@ -80,6 +84,17 @@ export class PolicyMap {
   /** Number of port-block keys the entries expand to. */
   get blockCount(): number {
     return this.blockKeys;
+  }
+
+  /**
+   * Capacity hint (control plane): storage for `entries` entries expanding to about `blocks` port-block
+   * keys, allocated once instead of grown step by step. Never needed for correctness; bounded by maxEntries.
+   */
+  reserve(entries: number, blocks = entries): void {
+    entries = Math.min(entries, this.maxEntries);
+    blocks = Math.min(blocks, this.maxEntries);
+    this.entries.reserve(entries);
+    this.blocks.reserve(Math.max(blocks, entries)); // one header per (identity, direction), most of them inline
   }
 
   /** Adds or replaces the entry keyed by (direction, identity, proto, portLo, portHi). 0 ok, else a MapError code. */
@@ -159,12 +174,20 @@ export class PolicyMap {
     let idExact = 0;
     let idAny = 0;
     let probes = 0;
+    let inline = -1; // header offset when the identity's one block (inline) contains the packet
     if (id !== 0) {
       probes = 1;
-      const at = findCell(cells, mask, id, HEADER | dir);
-      if (at >= 0) {
-        idExact = cells[at + 2]!;
-        idAny = cells[at + 3]!;
+      const hdr = findCell(cells, mask, id, HEADER | dir);
+      if (hdr >= 0) {
+        const w = cells[hdr + 2]!;
+        if (w >= 0) {
+          idExact = w;
+          idAny = cells[hdr + 3]!;
+        } else {
+          const blockProto = (w >>> 21) & 0xff;
+          const len = (w >>> 16) & 31;
+          if ((blockProto === 0 || blockProto === proto) && (port & ((0xffff << (16 - len)) & 0xffff)) === (w & 0xffff)) inline = hdr;
+        }
       }
     }
     let anyExact = this.anyHeader[dir * 2]!;
@@ -173,6 +196,13 @@ export class PolicyMap {
     if (proto === 0) {
       idExact = 0;
       anyExact = 0;
+    }
+    if (inline >= 0 && (cells[inline + 2]! & (1 << 30)) !== 0) {
+      // The identity's own DENY block: identity classes come first in probe order.
+      this.probes += probes;
+      stats.hits++;
+      this.lastRuleRef = cells[inline + 3]! >>> 0;
+      return PolicyVerdict.DENY;
     }
     let verdict: number = PolicyVerdict.DENY;
     let at = -1;
@@ -183,6 +213,12 @@ export class PolicyMap {
       if (at < 0 && (idAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny, port, idAny);
       if (at < 0 && (anyExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny | (proto << 21), port, anyExact);
       if (at < 0 && (anyAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny, port, anyAny);
+    }
+    if (at < 0 && inline >= 0) {
+      this.probes += probes + probed;
+      stats.hits++;
+      this.lastRuleRef = cells[inline + 3]! >>> 0;
+      return PolicyVerdict.ALLOW;
     }
     if (at < 0) {
       verdict = PolicyVerdict.ALLOW;
@@ -229,20 +265,33 @@ export class PolicyMap {
     const deny = verdict === PolicyVerdict.DENY ? 1 : 0;
     const base = (deny << 30) | (direction << 29) | (proto << 21);
     const blocks = this.blocks;
-    let inRange = 0;
-    for (let start = lo; start <= hi; start += 0x10000 >>> portBlockLen(start, hi)) inRange++;
-    if (this.blockKeys + inRange > this.maxEntries) {
-      // Near capacity: count only the blocks that do not exist yet.
+    const single = portBlockCount(lo, hi) === 1;
+    if (this.blockKeys + (single ? 1 : portBlockCount(lo, hi)) > this.maxEntries) {
+      // Near capacity: count only the blocks that do not exist yet (an inline block exists too).
+      const hdr = id === 0 ? -1 : blocks.find(id, HEADER | direction);
+      const inlined = hdr >= 0 && blocks.cells[hdr + 2]! < 0 ? blocks.cells[hdr + 2]! & ~INLINE : -1;
       let needed = 0;
       for (let start = lo; start <= hi; ) {
         const len = portBlockLen(start, hi);
-        if (blocks.find(id, base | (len << 16) | start) < 0) needed++;
+        const key = base | (len << 16) | start;
+        if (key !== inlined && blocks.find(id, key) < 0) needed++;
         start += 0x10000 >>> len;
       }
       if (this.blockKeys + needed > this.maxEntries) {
         this.stats.full++;
         return false;
       }
+    }
+    if (id !== 0) {
+      const hdr = blocks.insert(id, HEADER | direction);
+      if (blocks.created && single) {
+        // The identity's first entry in this direction, one block: keep it inline in the header.
+        blocks.cells[hdr + 2] = INLINE | base | (portBlockLen(lo, hi) << 16) | lo;
+        blocks.cells[hdr + 3] = rule;
+        this.blockKeys++;
+        return true;
+      }
+      if (blocks.cells[hdr + 2]! < 0) this.spill(id, direction, hdr);
     }
     const cls = proto === 0 ? 1 : 0;
     for (let start = lo; start <= hi; ) {
@@ -263,11 +312,34 @@ export class PolicyMap {
     return true;
   }
 
+  /** Turns an inline header (at offset hdr) into the mask form, its block into a block key of its own. */
+  private spill(id: number, direction: number, hdr: number): void {
+    const blocks = this.blocks;
+    const packed = blocks.cells[hdr + 2]! & ~INLINE;
+    const rule = blocks.cells[hdr + 3]!;
+    blocks.cells[hdr + 2] = 0;
+    blocks.cells[hdr + 3] = 0;
+    const at = blocks.insert(id, packed);
+    blocks.cells[at + BLOCK_RULE] = rule;
+    blocks.cells[at + BLOCK_OWNERS] = 1;
+    const cls = ((packed >>> 21) & 0xff) === 0 ? 1 : 0;
+    this.countBlock(id, direction, cls, (packed >>> 16) & 31, (packed >>> 30) & 1, 1);
+  }
+
   /** Drops one owner from every block of the range (the entry itself is already gone from `entries`). */
   private removeBlocks(direction: number, id: number, proto: number, lo: number, hi: number, verdict: number, rule: number): void {
     const deny = verdict === PolicyVerdict.DENY ? 1 : 0;
     const base = (deny << 30) | (direction << 29) | (proto << 21);
     const blocks = this.blocks;
+    if (id !== 0) {
+      const hdr = blocks.find(id, HEADER | direction);
+      if (hdr >= 0 && blocks.cells[hdr + 2]! < 0) {
+        // Inline: the identity's only entry in this direction is the one going away.
+        blocks.removeAt(hdr);
+        this.blockKeys--;
+        return;
+      }
+    }
     const cls = proto === 0 ? 1 : 0;
     for (let start = lo; start <= hi; ) {
       const len = portBlockLen(start, hi);

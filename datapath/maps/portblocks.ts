@@ -21,6 +21,13 @@ export function forEachPortBlock(lo: number, hi: number, visit: (start: number, 
   }
 }
 
+/** Number of blocks [lo, hi] splits into (1..30). */
+export function portBlockCount(lo: number, hi: number): number {
+  let n = 0;
+  for (let start = lo; start <= hi; start += 0x10000 >>> portBlockLen(start, hi)) n++;
+  return n;
+}
+
 /** Mask keeping the top `prefixLen` bits of a 16-bit port. */
 export function portMask(prefixLen: number): number {
   return (0xffff << (16 - prefixLen)) & 0xffff;

@@ -8,11 +8,13 @@ import { attachCommand } from "./commands/attach.js";
 import { captureCommand } from "./commands/capture.js";
 import { labCommand } from "./commands/lab.js";
 import { pcapCommand } from "./commands/pcap.js";
+import { serveCommand } from "./commands/serve.js";
+import { topCommand } from "./commands/top.js";
 import { scheduleCommand } from "./commands/schedule.js";
 import { LineOutput } from "./line-output.js";
 
 /** Every subcommand module, in the order `cnisim --help` lists them. */
-const COMMANDS: readonly CliCommand[] = [pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand];
+const COMMANDS: readonly CliCommand[] = [pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   const ctx: CliContext = { out: new LineOutput(process.stdout), err: new LineOutput(process.stderr), exitCode: ExitCode.OK };

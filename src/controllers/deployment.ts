@@ -6,7 +6,7 @@ import type { DeploymentCondition, DeploymentStatus } from "kubernetes-types/app
 import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
 import type { KubeObject } from "../k8s/index.js";
 import type { ControllerContext } from "./context.js";
-import { controllerRef, copy, isControlledBy, scaledValue } from "./objects.js";
+import { controllerRef, copy, isControlledBy, scaledValue, stableJson } from "./objects.js";
 import { computeTemplateHash } from "./template-hash/compute-hash.js";
 
 type Deployment = KubeObject<"Deployment">;
@@ -26,18 +26,6 @@ const byCreation = (a: ReplicaSet, b: ReplicaSet): number => {
   return ta !== tb ? (ta < tb ? -1 : 1) : a.metadata.name < b.metadata.name ? -1 : 1;
 };
 
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (typeof v === "object" && v !== null) {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(v);
-}
 
 /** Templates equal apart from the pod-template-hash label (EqualIgnoreHash). */
 function sameTemplate(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {

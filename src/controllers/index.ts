@@ -16,5 +16,5 @@ export { daemonPodTolerations, nodeNameAffinity } from "./daemonset.js";
 export { minTolerationSeconds } from "./taint-eviction.js";
 export { UNSCHEDULABLE_TAINT } from "./node-lifecycle.js";
 export { generateName, randomString } from "./names.js";
-export { controllerOf, isPodReady, isTerminating, podKey } from "./objects.js";
+export { controllerOf, isPodReady, isTerminating, podKey, stableJson } from "./objects.js";
 export { computeTemplateHash, safeEncodeString, SAFE_ALPHANUMS, type TemplateHash } from "./template-hash/compute-hash.js";

@@ -66,3 +66,17 @@ export const copy = <T>(value: T): T => structuredClone(value);
 export function writeStatus<S>(obj: { readonly status?: S | undefined }, status: S): void {
   (obj as { status?: S }).status = status;
 }
+
+/** JSON with object keys sorted and undefined members left out: equal values give equal text. */
+export function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  if (typeof v === "object" && v !== null) {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}

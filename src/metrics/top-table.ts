@@ -4,17 +4,20 @@
 // a tabwriter with padding 3 (so lines end in padding, as kubectl's do).
 import type { NodeUsage, PodUsage } from "./metrics-server.js";
 
-/** kubectl 1.32 prints "CPU(%)"/"MEMORY(%)"; older clients (the seed lab's) printed "CPU%"/"MEMORY%". */
+/**
+ * Upstream's printer now says "CPU(%)"/"MEMORY(%)"; kubectl v1.32.4 (checked against the installed
+ * client) and the seed lab's client print "CPU%"/"MEMORY%". The switch is taken to be v1.33.
+ */
 export const TopHeaderStyle = { CURRENT: "current", LEGACY: "legacy" } as const;
 export type TopHeaderStyle = (typeof TopHeaderStyle)[keyof typeof TopHeaderStyle];
 
-/** The header style a kubectl version prints ("v1.30.2" -> legacy). */
+/** The header style a kubectl version prints ("v1.32.4" -> legacy, "v1.33.0" -> current). */
 export function topHeaderStyleFor(kubectlVersion: string): TopHeaderStyle {
   const m = /^v?(\d+)\.(\d+)/.exec(kubectlVersion);
   if (m === null) return TopHeaderStyle.CURRENT;
   const major = Number(m[1]);
   const minor = Number(m[2]);
-  return major > 1 || minor >= 32 ? TopHeaderStyle.CURRENT : TopHeaderStyle.LEGACY;
+  return major > 1 || minor >= 33 ? TopHeaderStyle.CURRENT : TopHeaderStyle.LEGACY;
 }
 
 export interface NodeCapacity {

@@ -87,8 +87,8 @@ export class PolicyCompiler implements RuleHost {
   private readonly unsubscribe: () => void;
   private readonly policyMapMax: number;
   private readonly ipcacheMax: number;
-  /** True during the initial full compile: endpoints are not tracked as touched, and the ipcache is
-   *  filled once at the end. */
+  /** True during the initial full compile: endpoints are not tracked as touched, policy maps are
+   *  written once per endpoint at the end (EndpointState.defer/flush), the ipcache is filled once. */
   private building = true;
   private readonly touch = (ep: EndpointState) => {
     if (!this.building) this.counters.touchedEndpoints.add(ep.key);
@@ -188,6 +188,7 @@ export class PolicyCompiler implements RuleHost {
     for (const n of world.allNodes()) this.addNode(n.name, n.ips);
     for (const pod of world.allPods()) this.addPod(pod);
     for (const p of policies) this.addPolicyBody(p);
+    for (const ep of this.endpoints.values()) ep.flush();
     this.fillIpcache();
   }
 
@@ -377,6 +378,7 @@ export class PolicyCompiler implements RuleHost {
     const identity = this.acquire(this.podIdentityInfo(pod));
     const n = this.node(pod.node);
     const ep = new EndpointState(pod, identity, this.policyMapMax, this.counters, this.touch, this.portRanges);
+    if (this.building) ep.defer();
     this.endpoints.set(pod.key, ep);
     this.endpointsByIp.set(pod.ip, ep);
     let byNs = this.endpointsByNs.get(pod.namespace);

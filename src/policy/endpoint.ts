@@ -1,7 +1,9 @@
 // One local endpoint (pod) as the compiler keeps it: its policy map plus reference counts of the
 // contributions behind each map entry, so overlapping rules can come and go independently and an
-// entry leaves the map only when its last contributor does.
+// entry leaves the map only when its last contributor does. During a full compile the map writes
+// are deferred and made once at the end, into a map sized for them.
 import { PolicyMap, PolicyVerdict } from "../../datapath/maps/policy.js";
+import { portBlockCount } from "../../datapath/maps/portblocks.js";
 import type { PodInfo } from "./types.js";
 
 /** Statistics the compiler exposes so tests can see what an update touched. */
@@ -20,11 +22,19 @@ const packed = (ruleRef: number, count: number): Contributions =>
 /** Small numbers for the port ranges in use, so that entry keys stay small integers. */
 export class PortRangeIds {
   private readonly ids = new Map<number, number>();
+  private readonly ranges: number[] = [];
   idOf(lo: number, hi: number): number {
     const k = lo * 65536 + hi;
     let id = this.ids.get(k);
-    if (id === undefined) this.ids.set(k, (id = this.ids.size));
+    if (id === undefined) {
+      this.ids.set(k, (id = this.ids.size));
+      this.ranges.push(k);
+    }
     return id;
+  }
+  /** The range of an id, as lo * 65536 + hi. */
+  rangeOf(id: number): number {
+    return this.ranges[id]!;
   }
 }
 
@@ -41,9 +51,32 @@ function entryKey(ranges: PortRangeIds, direction: number, identity: number, pro
   return ((code * 2 + direction) * 4 + pc) * MAX_RANGE_IDS + range;
 }
 
+const PROTO_OF_CODE = [0, 6, 17, 132] as const;
+
+/** The entry an entryKey names: [direction, identity, proto, lo, hi] written into `out`. */
+function decodeEntryKey(ranges: PortRangeIds, key: number | string, out: number[]): void {
+  if (typeof key === "string") {
+    const f = key.split(":").map(Number);
+    for (let i = 0; i < 5; i++) out[i] = f[i]!;
+    return;
+  }
+  const range = ranges.rangeOf(key % MAX_RANGE_IDS);
+  let rest = Math.floor(key / MAX_RANGE_IDS);
+  const pc = rest % 4;
+  rest = Math.floor(rest / 4);
+  const code = Math.floor(rest / 2);
+  out[0] = rest % 2;
+  out[1] = code <= 0xffff ? code : LOCAL_FLAG + (code - 0x10000);
+  out[2] = PROTO_OF_CODE[pc]!;
+  out[3] = Math.floor(range / 65536);
+  out[4] = range % 65536;
+}
+
 export class EndpointState {
   readonly map: PolicyMap;
   private readonly contributions = new Map<number | string, Contributions>();
+  /** True while map writes are deferred (see defer/flush). */
+  private deferred = false;
 
   constructor(
     public pod: PodInfo,
@@ -58,6 +91,28 @@ export class EndpointState {
 
   get key(): string {
     return this.pod.key;
+  }
+
+  /** Stops writing the map: contributions are still counted; flush() writes the result. */
+  defer(): void {
+    this.deferred = true;
+  }
+
+  /** Writes every entry that deferred changes left, into a map reserved for them once. */
+  flush(): void {
+    if (!this.deferred) return;
+    this.deferred = false;
+    const e = [0, 0, 0, 0, 0];
+    let blocks = 0;
+    for (const key of this.contributions.keys()) {
+      decodeEntryKey(this.ranges, key, e);
+      blocks += portBlockCount(e[3]!, e[4]!);
+    }
+    this.map.reserve(this.contributions.size, blocks);
+    for (const [key, c] of this.contributions) {
+      decodeEntryKey(this.ranges, key, e);
+      this.write(e[0]!, e[1]!, e[2]!, e[3]!, e[4]!, typeof c === "number" ? Math.floor(c / COUNT_SPAN) : c[0]!);
+    }
   }
 
   /** Adds one contribution of `ruleRef` to the ALLOW entry (direction, identity, proto, [lo, hi]). */
@@ -106,11 +161,13 @@ export class EndpointState {
 
   private drop(key: number | string, direction: number, identity: number, proto: number, lo: number, hi: number): void {
     this.contributions.delete(key);
+    if (this.deferred) return;
     this.touched(this);
     if (this.map.delete(direction, identity, proto, lo, hi)) this.counters.deletes++;
   }
 
   private write(direction: number, identity: number, proto: number, lo: number, hi: number, ruleRef: number): void {
+    if (this.deferred) return;
     this.touched(this);
     const rc = this.map.upsert(direction, identity, proto, lo, hi, PolicyVerdict.ALLOW, ruleRef);
     if (rc === 0) this.counters.upserts++;

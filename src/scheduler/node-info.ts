@@ -1,37 +1,11 @@
 // Node-level aggregate the filters and scorers read (framework.NodeInfo): the node, its pods (and the
-// subsets with affinity), the sum of their requests, the non-zero requests used for scoring, used host ports.
+// subsets with affinity), the sum of their requests, the non-zero requests used for scoring, used host
+// ports. The numbers the hot loops read are plain fields of this one object (no pointer chasing).
 import type { Node, Taint } from "kubernetes-types/core/v1.js";
 import type { Labels } from "../k8s/selector.js";
 import { HostPortInfo } from "./host-ports.js";
 import type { PodInfo } from "./pod-info.js";
-import { allocatableOf, type Allocatable } from "./resources.js";
-
-/** Mutable resource sums of a node. */
-export class Requested {
-  milliCPU = 0;
-  memory = 0;
-  ephemeralStorage = 0;
-  readonly scalar = new Map<string, number>();
-
-  add(p: PodInfo, sign: 1 | -1): void {
-    const r = p.requests;
-    this.milliCPU += sign * r.milliCPU;
-    this.memory += sign * r.memory;
-    this.ephemeralStorage += sign * r.ephemeralStorage;
-    for (const [k, v] of r.scalar) {
-      const next = (this.scalar.get(k) ?? 0) + sign * v;
-      if (next === 0) this.scalar.delete(k);
-      else this.scalar.set(k, next);
-    }
-  }
-
-  copyFrom(o: Requested): void {
-    this.milliCPU = o.milliCPU;
-    this.memory = o.memory;
-    this.ephemeralStorage = o.ephemeralStorage;
-    for (const [k, v] of o.scalar) this.scalar.set(k, v);
-  }
-}
+import { allocatableOf } from "./resources.js";
 
 export class NodeInfo {
   node: Node;
@@ -39,23 +13,32 @@ export class NodeInfo {
   labels: Labels;
   taints: readonly Taint[];
   unschedulable: boolean;
-  allocatable: Allocatable;
+  /** Allocatable: cpu in millicores, memory and ephemeral storage in bytes, the pod count limit, other resources. */
+  allocMilliCPU = 0;
+  allocMemory = 0;
+  allocEphemeral = 0;
+  allocPods = 0;
+  allocScalar: ReadonlyMap<string, number> = new Map();
+  /** Sums of the requests of the node's pods. */
+  reqMilliCPU = 0;
+  reqMemory = 0;
+  reqEphemeral = 0;
+  readonly reqScalar = new Map<string, number>();
+  /** Sums of cpu and memory requests with the scheduler's defaults for unset requests (scoring). */
+  nonZeroMilliCPU = 0;
+  nonZeroMemory = 0;
   readonly pods: PodInfo[] = [];
   readonly podsWithAffinity: PodInfo[] = [];
   readonly podsWithRequiredAntiAffinity: PodInfo[] = [];
-  readonly requested = new Requested();
-  /** Sums of cpu and memory requests with the scheduler's defaults for unset requests. */
-  nonZeroMilliCPU = 0;
-  nonZeroMemory = 0;
   usedPorts = new HostPortInfo();
 
   constructor(node: Node) {
     this.node = node;
     this.name = node.metadata?.name ?? "";
-    this.labels = node.metadata?.labels ?? {};
-    this.taints = node.spec?.taints ?? [];
-    this.unschedulable = node.spec?.unschedulable === true;
-    this.allocatable = allocatableOf(node.status?.allocatable);
+    this.labels = {};
+    this.taints = [];
+    this.unschedulable = false;
+    this.setNode(node);
   }
 
   setNode(node: Node): void {
@@ -63,7 +46,12 @@ export class NodeInfo {
     this.labels = node.metadata?.labels ?? {};
     this.taints = node.spec?.taints ?? [];
     this.unschedulable = node.spec?.unschedulable === true;
-    this.allocatable = allocatableOf(node.status?.allocatable);
+    const a = allocatableOf(node.status?.allocatable);
+    this.allocMilliCPU = a.milliCPU;
+    this.allocMemory = a.memory;
+    this.allocEphemeral = a.ephemeralStorage;
+    this.allocPods = a.pods;
+    this.allocScalar = a.scalar;
   }
 
   addPod(p: PodInfo): void {
@@ -91,7 +79,10 @@ export class NodeInfo {
     c.pods.push(...this.pods);
     c.podsWithAffinity.push(...this.podsWithAffinity);
     c.podsWithRequiredAntiAffinity.push(...this.podsWithRequiredAntiAffinity);
-    c.requested.copyFrom(this.requested);
+    c.reqMilliCPU = this.reqMilliCPU;
+    c.reqMemory = this.reqMemory;
+    c.reqEphemeral = this.reqEphemeral;
+    for (const [k, v] of this.reqScalar) c.reqScalar.set(k, v);
     c.nonZeroMilliCPU = this.nonZeroMilliCPU;
     c.nonZeroMemory = this.nonZeroMemory;
     c.usedPorts = this.usedPorts.clone();
@@ -99,7 +90,15 @@ export class NodeInfo {
   }
 
   private account(p: PodInfo, sign: 1 | -1): void {
-    this.requested.add(p, sign);
+    const r = p.requests;
+    this.reqMilliCPU += sign * r.milliCPU;
+    this.reqMemory += sign * r.memory;
+    this.reqEphemeral += sign * r.ephemeralStorage;
+    for (const [k, v] of r.scalar) {
+      const next = (this.reqScalar.get(k) ?? 0) + sign * v;
+      if (next === 0) this.reqScalar.delete(k);
+      else this.reqScalar.set(k, next);
+    }
     this.nonZeroMilliCPU += sign * p.nonZeroRequests.milliCPU;
     this.nonZeroMemory += sign * p.nonZeroRequests.memory;
     for (const hp of p.hostPorts) this.usedPorts.add(hp, sign);

@@ -34,12 +34,26 @@ const NON_ZERO_DEFAULTS: ReadonlyMap<string, bigint> = new Map([
   [MEMORY, BigInt(DEFAULT_MEMORY_REQUEST) * NANO_PER_UNIT],
 ]);
 
+/** Parsed quantities by their text ("100m", "500Mi"): the same few strings recur on every pod. */
+const nanosCache = new Map<string, bigint | null>();
+const NANOS_CACHE_LIMIT = 10_000;
+
+function nanosOf(text: string): bigint | null {
+  const hit = nanosCache.get(text);
+  if (hit !== undefined) return hit;
+  const q = parseQuantity(text);
+  // The loader rejects bad quantities; a hand-built object may still carry one: it counts as absent.
+  const v = q.ok ? q.value.mantissa * 10n ** BigInt(q.value.exponent + 9) : null;
+  if (nanosCache.size < NANOS_CACHE_LIMIT) nanosCache.set(text, v);
+  return v;
+}
+
 function exact(list: ResourceList): Exact {
   const out: Exact = new Map();
-  for (const [name, text] of Object.entries(list ?? {})) {
-    const q = parseQuantity(text);
-    if (!q.ok) continue; // the loader rejects bad quantities; a hand-built object may still carry one
-    out.set(name, q.value.mantissa * 10n ** BigInt(q.value.exponent + 9));
+  if (list === undefined) return out;
+  for (const name in list) {
+    const v = nanosOf(list[name]!);
+    if (v !== null) out.set(name, v);
   }
   return out;
 }
@@ -95,8 +109,10 @@ const ceilDiv = (n: bigint, d: bigint): number => Number(n <= 0n ? n / d : (n + 
 
 function toResources(e: Exact): Resources {
   const scalar = new Map<string, number>();
-  for (const [k, v] of [...e].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    if (k === CPU || k === MEMORY || k === EPHEMERAL_STORAGE || k === PODS) continue;
+  const names = [...e.keys()].filter((k) => k !== CPU && k !== MEMORY && k !== EPHEMERAL_STORAGE && k !== PODS);
+  if (names.length > 1) names.sort();
+  for (const k of names) {
+    const v = e.get(k)!;
     const value = ceilDiv(v, NANO_PER_UNIT);
     if (value !== 0) scalar.set(k, value);
   }

@@ -78,9 +78,10 @@ export function scheduleCycle(
   if (nodes.length > 0) {
     const want = fwk.hasScorePlugins ? numFeasibleNodesToFind(percentageOfNodesToScore, nodes.length) : 1;
     const start = cursor.nextStartNodeIndex;
+    const active = fwk.activeFilters(state);
     for (let i = 0; i < nodes.length && feasible.length < want; i++) {
       const node = nodes[(start + i) % nodes.length]!;
-      const s = fwk.runFilters(state, node);
+      const s = fwk.runFilters(state, node, active);
       if (s === null) feasible.push(node);
       else {
         if (s.code === Code.ERROR) return failed(statusMessage(s), rejected, plugins, null);

@@ -219,7 +219,7 @@ export class LiveLab {
 
 /** tcpdump writing a pcap in ns; resolves once it listens. */
 export async function startTcpdump(lab: LiveLab, ns: string, dev: string, file: string): Promise<Child> {
-  const child = lab.spawn(ns, "tcpdump", ["-i", dev, "-U", "-n", "-s", "0", "-Z", "root", "-w", file]);
+  const child = lab.spawn(ns, "tcpdump", ["-i", dev, "-U", "--immediate-mode", "-n", "-s", "0", "-Z", "root", "-w", file]);
   await waitUntil(() => child.exitCode !== null || child.stderr.includes("listening on"), () => `tcpdump on ${dev}: ${child.stderr}`);
   if (child.exitCode !== null) throw new Error(`tcpdump on ${dev} failed: ${child.stderr.trim()}`);
   return child;

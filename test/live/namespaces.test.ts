@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fixturePath, liveSkipReason, LiveLab, startTcpdump, tsharkFields, waitUntil, type Child } from "./harness.js";
+import { fixturePath, liveSkipReason, LiveLab, run, startTcpdump, tsharkFields, waitUntil, type Child } from "./harness.js";
 
 const skip = liveSkipReason();
 const CLIENT_MAC = "02:00:00:00:01:01";
@@ -44,7 +44,7 @@ test("a real ping from another namespace is answered by an emulated host through
     await dump.interrupt();
 
     const arp = tsharkFields(pcap, "arp.opcode == 2", ["eth.src", "eth.dst", "arp.src.hw_mac", "arp.src.proto_ipv4", "arp.dst.hw_mac", "arp.dst.proto_ipv4"]);
-    assert.ok(arp.length >= 1, "no ARP reply on the client side");
+    assert.ok(arp.length >= 1, `no ARP reply on the client side: ${dump.stderr} ${run("tshark", ["-r", pcap, "-n"])}`);
     assert.deepEqual(arp[0], [EMULATED_MAC, CLIENT_MAC, EMULATED_MAC, "192.0.2.2", CLIENT_MAC, "192.0.2.1"]);
 
     const replies = tsharkFields(pcap, "icmp.type == 0", ["eth.src", "ip.src", "ip.dst", "ip.checksum.status", "icmp.checksum.status", "icmp.seq", "ip.ttl"]);

@@ -4,6 +4,7 @@
 // there leaves on IFACE. Also exports the live session that `capture` shares.
 
 import type { Command } from "commander";
+import { buildClusterFromFiles, formatClusterError, type ClusterRuntime } from "../../cluster/index.js";
 import { RealtimeDriver, type LagEvent } from "../../engine/realtime.js";
 import type { Simulator } from "../../engine/simulator.js";
 import { parseGoDuration } from "../../lab/index.js";
@@ -280,7 +281,42 @@ export interface LiveCluster {
   attachPoint(point: string): Result<NetDevice, string>;
 }
 
-/** Loads the files and builds the emulated cluster. */
-export async function openLiveCluster(_files: readonly string[]): Promise<Result<LiveCluster, string>> {
-  return err("the cluster builder is not available yet");
+/** Loads the files and builds the emulated cluster (run until its control plane converged). */
+export async function openLiveCluster(files: readonly string[]): Promise<Result<LiveCluster, string>> {
+  const built = await buildClusterFromFiles(files);
+  if (!built.ok) return err(formatClusterError(built.error));
+  return ok(liveClusterOf(built.value));
+}
+
+/** Point lookups over a built cluster. */
+export function liveClusterOf(cluster: ClusterRuntime): LiveCluster {
+  const device = (point: string): Result<NetDevice, string> => {
+    const parts = point.split("/");
+    if (parts[0] === "ext") {
+      const host = parts.length === 2 ? cluster.externalHost(parts[1]!) : undefined;
+      return host === undefined ? err(`no external host ${JSON.stringify(parts.slice(1).join("/"))} (have: ${[...cluster.underlay.hosts.keys()].join(", ") || "none"})`) : ok(host.eth0);
+    }
+    if (parts[0] === "node") {
+      const node = parts.length >= 2 && parts.length <= 3 ? cluster.node(parts[1]!) : undefined;
+      if (node === undefined) return err(`no node ${JSON.stringify(parts[1] ?? "")} (have: ${[...cluster.nodes.keys()].join(", ")})`);
+      if (parts.length === 2) return ok(node.eth0);
+      const dev = node.ns.deviceByName(parts[2]!);
+      return dev === undefined ? err(`node ${node.name} has no interface ${parts[2]} (have: ${[...node.ns.devicesInOrder()].map((d) => d.name).join(", ")})`) : ok(dev);
+    }
+    const key = parts[0] === "pod" ? parts.slice(1).join("/") : point;
+    const pod = cluster.pod(key.includes("/") ? key : `default/${key}`);
+    if (pod === undefined) return err(`no pod ${JSON.stringify(key)} (points are ext/NAME, node/NAME[/IFACE] or [NAMESPACE/]POD)`);
+    if (pod.hostNetwork) return err(`pod ${pod.key} uses the host network: attach at node/${pod.node} instead`);
+    return ok(pod.iface);
+  };
+  return {
+    sim: cluster.sim,
+    world: cluster.world,
+    device,
+    attachPoint(point) {
+      const dev = device(point);
+      if (dev.ok && !dev.value.l2) return err(`${dev.value.name} is an L3 device (no Ethernet frames); attach an Ethernet interface`);
+      return dev;
+    },
+  };
 }

@@ -37,9 +37,13 @@ export const labCommand: CliCommand = {
 
 async function lab(script: string, options: LabCliOptions, ctx: CliContext): Promise<0 | 1 | 2> {
   const step = parseGoDuration(options.step);
+  if (!step.ok) {
+    await ctx.err.line(`cnisim: --step: ${step.error}`);
+    return ExitCode.USAGE;
+  }
   const warmup = parseGoDuration(options.warmup);
-  if (!step.ok || !warmup.ok) {
-    await ctx.err.line(`cnisim: ${step.ok ? "--warmup" : "--step"}: ${step.ok ? (warmup as { error: string }).error : step.error}`);
+  if (!warmup.ok) {
+    await ctx.err.line(`cnisim: --warmup: ${warmup.error}`);
     return ExitCode.USAGE;
   }
   let text: string;

@@ -4,6 +4,7 @@
 // values, a pointer's target), raw strings, "<nil>" for nil pointers, slices and maps, struct
 // fields as Name:value. Empty JSON lists and maps count as nil: the controllers read objects
 // decoded from protobuf, where an empty repeated field or map comes back nil.
+import { stableJson } from "../objects.js";
 import { goTypeName, type GoType } from "./go-value.js";
 
 export interface SpewResult {
@@ -20,17 +21,6 @@ function isEmptyMap(v: Json): boolean {
   return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 }
 
-function stableJson(v: Json): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (typeof v === "object" && v !== null) {
-    const o = v as Record<string, Json>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(v) ?? "null";
-}
 
 class Printer {
   out = "";

@@ -3,7 +3,7 @@
 // whether anything changed), and delete (pods gracefully, namespaces by finalization, the rest
 // at once with the garbage collector removing what they owned).
 import type { Service } from "kubernetes-types/core/v1.js";
-import { admitPod, deletePod } from "../../controllers/index.js";
+import { admitPod, deletePod, stableJson } from "../../controllers/index.js";
 import { CLUSTER_DEFAULTS } from "../../k8s/index.js";
 import type { KindName, KubeObject, StoreError } from "../../k8s/index.js";
 import { formatIPv4, parseIPv4Cidr } from "../../util/ip.js";
@@ -15,18 +15,6 @@ export type ApiError = { readonly reason: string; readonly message: string };
 
 const storeError = (e: StoreError): ApiError => ({ reason: e.code, message: e.message });
 
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (typeof v === "object" && v !== null) {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(v);
-}
 
 function allocateServiceAddresses(cluster: LabCluster, svc: Service): void {
   const spec = (svc.spec ??= {});
@@ -79,14 +67,31 @@ export function createObject(cluster: LabCluster, object: KubeObject): Result<Ku
 }
 
 export type ApplyOutcome = "created" | "configured" | "unchanged";
-
-/** The parts of an object `kubectl apply` changes. */
-function desiredOf(obj: KubeObject): unknown {
-  const { labels, annotations } = obj.metadata;
-  const body = { ...(obj as unknown as Record<string, unknown>) };
-  delete body["metadata"];
-  delete body["status"];
-  return { labels: labels ?? {}, annotations: annotations ?? {}, body };
+/**
+ * What `kubectl apply` stores over `current`: the manifest's fields, the manifest's labels, the
+ * manifest's annotations added to the ones already there (controllers' annotations stay), and
+ * the fields the server filled in (a Service's cluster IPs and node ports) when the manifest
+ * leaves them out.
+ */
+function applied(current: KubeObject, manifest: KubeObject): KubeObject {
+  const next = structuredClone(manifest) as KubeObject;
+  const annotations = { ...current.metadata.annotations, ...manifest.metadata.annotations };
+  next.metadata = { ...current.metadata, labels: { ...manifest.metadata.labels } };
+  if (Object.keys(annotations).length > 0) next.metadata.annotations = annotations;
+  else delete next.metadata.annotations;
+  if (manifest.metadata.labels === undefined) delete next.metadata.labels;
+  (next as { status?: unknown }).status = (current as { status?: unknown }).status;
+  if (next.kind === "Service" && current.kind === "Service") {
+    const spec = (next.spec ??= {});
+    const was = current.spec ?? {};
+    if (spec.clusterIP === undefined && was.clusterIP !== undefined) spec.clusterIP = was.clusterIP;
+    if (spec.clusterIPs === undefined && was.clusterIPs !== undefined) spec.clusterIPs = was.clusterIPs;
+    for (const port of spec.ports ?? []) {
+      const old = was.ports?.find((p) => p.port === port.port)?.nodePort;
+      if (port.nodePort === undefined && old !== undefined) port.nodePort = old;
+    }
+  }
+  return next;
 }
 
 export function applyObject(cluster: LabCluster, object: KubeObject): Result<ApplyOutcome, ApiError> {
@@ -97,31 +102,13 @@ export function applyObject(cluster: LabCluster, object: KubeObject): Result<App
     const r = createObject(cluster, object);
     return r.ok ? ok("created") : r;
   }
-  if (kind === "Pod") {
-    // Pods may change labels and annotations only (the rest of a pod spec is immutable here).
-    const same = stableJson(current.metadata.labels ?? {}) === stableJson(object.metadata.labels ?? {}) && stableJson(current.metadata.annotations ?? {}) === stableJson(object.metadata.annotations ?? {});
-    if (same) return ok("unchanged");
-    const r = cluster.store.modify("Pod", ns, object.metadata.name, (p) => {
-      setOrDelete(p.metadata, "labels", object.metadata.labels);
-      setOrDelete(p.metadata, "annotations", object.metadata.annotations);
-    });
-    return r.ok ? ok("configured") : err(storeError(r.error));
-  }
-  const currentDesired = { ...(desiredOf(current) as Record<string, unknown>) };
-  const next = desiredOf(object);
-  if (stableJson(next) === stableJson(currentDesired)) return ok("unchanged");
-  const r = cluster.store.modify(kind, ns, object.metadata.name, (draft) => {
-    const d = draft as unknown as Record<string, unknown>;
-    for (const [k, v] of Object.entries(object as unknown as Record<string, unknown>)) if (k !== "metadata" && k !== "status") d[k] = structuredClone(v);
-    setOrDelete(draft.metadata, "labels", object.metadata.labels);
-    setOrDelete(draft.metadata, "annotations", object.metadata.annotations);
-  });
+  // Pods may change labels and annotations only (the rest of a running pod's spec is immutable).
+  const next = kind === "Pod" ? { ...structuredClone(current), metadata: applied(current, object).metadata } : applied(current, object);
+  const { resourceVersion: _a, ...nextMeta } = next.metadata;
+  const { resourceVersion: _b, ...currentMeta } = current.metadata;
+  if (stableJson({ ...next, metadata: nextMeta }) === stableJson({ ...current, metadata: currentMeta })) return ok("unchanged");
+  const r = cluster.store.update({ ...next, metadata: nextMeta } as KubeObject);
   return r.ok ? ok("configured") : err(storeError(r.error));
-}
-
-function setOrDelete(meta: { labels?: Record<string, string>; annotations?: Record<string, string> }, key: "labels" | "annotations", value: Record<string, string> | undefined): void {
-  if (value === undefined) delete meta[key];
-  else meta[key] = { ...value };
 }
 
 export interface DeleteOptions {

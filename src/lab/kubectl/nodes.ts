@@ -11,7 +11,7 @@ import { parseSelectorText } from "./selector-text.js";
 /** How long a lab lets kubectl drain wait for evictions (simulated; kubectl itself would wait forever). */
 const DRAIN_LIMIT_NS = 60 * 60 * 1e9;
 
-function nodeNames(env: KubectlEnv, args: readonly string[]): { names: string[] } | { result: CommandResult } {
+function nodeNames(args: readonly string[]): { names: string[] } | { result: CommandResult } {
   const names: string[] = [];
   for (const a of args) {
     if (a.includes("/")) {
@@ -27,7 +27,7 @@ function nodeNames(env: KubectlEnv, args: readonly string[]): { names: string[] 
 export function cordon(env: KubectlEnv, words: readonly string[], on: boolean): CommandResult {
   const parsed = parseFlags(words, { "dry-run": { kind: "string" }, selector: { kind: "string", short: "l" } });
   if (!parsed.ok) return usage(parsed.error);
-  const r = nodeNames(env, parsed.value.args);
+  const r = nodeNames(parsed.value.args);
   if ("result" in r) return r.result;
   for (const name of r.names) {
     if (env.cluster.store.get("Node", undefined, name) === undefined) return serverError(env, "NotFound", `nodes "${name}" not found`);
@@ -50,7 +50,7 @@ export function drain(env: KubectlEnv, words: readonly string[]): CommandResult 
   });
   if (!parsed.ok) return usage(parsed.error);
   const p = parsed.value;
-  const r = nodeNames(env, p.args);
+  const r = nodeNames(p.args);
   if ("result" in r) return r.result;
   if (flagBool(p, "delete-local-data")) env.io.err("Flag --delete-local-data has been deprecated, This option is deprecated and will be deleted. Use --delete-emptydir-data.");
   let timeoutNs = 0;

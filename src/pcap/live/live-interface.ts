@@ -41,6 +41,14 @@ export interface LiveStats {
 }
 
 const DEFAULT_BUFFER_BYTES = 4 << 20;
+/** CAP_NET_RAW's bit in /proc/self/status CapEff (linux/capability.h). */
+const CAP_NET_RAW_BIT = 13n;
+
+/**
+ * Handles whose open failed half-way. cap 0.2.1's destructor stops a uv poll handle it never
+ * started on those (and aborts the process), so they are kept reachable and never collected.
+ */
+const failedHandles: CapHandle[] = [];
 
 export class LiveInterface {
   readonly stats: LiveStats = { received: 0, receivedBytes: 0, truncated: 0, sent: 0, sentBytes: 0, sendErrors: 0 };
@@ -75,12 +83,16 @@ export class LiveInterface {
       );
     }
     const ownMac = options.inboundOnly === false ? null : interfaceMac(name);
+    if (!hasNetRaw()) {
+      return err(classifyOpenError(name, "capturing needs CAP_NET_RAW, which this process does not have: Operation not permitted", ""));
+    }
     const filter = composeFilter(options.filter ?? "", ownMac);
     const live = new LiveInterface(name, filter, new lib.Cap());
     let linkType: string;
     try {
       linkType = live.cap.open(name, filter, options.bufferBytes ?? DEFAULT_BUFFER_BYTES, live.rxBuffer);
     } catch (e) {
+      failedHandles.push(live.cap);
       return err(classifyOpenError(name, e instanceof Error ? e.message : String(e), options.filter ?? ""));
     }
     if (linkType !== "ETHERNET") {
@@ -152,6 +164,16 @@ export function composeFilter(user: string, ownMac: string | null): string {
   if (ownMac === null) return trimmed;
   const own = `not ether src ${ownMac}`;
   return trimmed === "" ? own : `${own} and (${trimmed})`;
+}
+
+/** Whether the effective capability set has CAP_NET_RAW (true when it cannot be read: libpcap will say). */
+function hasNetRaw(): boolean {
+  try {
+    const m = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"));
+    return m === null || ((BigInt(`0x${m[1]}`) >> CAP_NET_RAW_BIT) & 1n) === 1n;
+  } catch {
+    return true;
+  }
 }
 
 /** The interface's MAC from sysfs (`ip netns exec` mounts the namespace's own /sys), or null. */

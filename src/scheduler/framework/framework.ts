@@ -86,10 +86,15 @@ export class Framework implements FilterRunner {
     return { status: null, nodeNames: names };
   }
 
+  /** The filter plugins this cycle runs (those whose PreFilter did not return Skip). */
+  activeFilters(state: CycleState): readonly Plugin[] {
+    return state.skipFilter.size === 0 ? this.filter : this.filter.filter((p) => !state.skipFilter.has(p.name));
+  }
+
   /** RunFilterPlugins: the first rejection, with the plugin that made it; null when the node fits. */
-  runFilters(state: CycleState, node: NodeInfo): Status | null {
-    for (const p of this.filter) {
-      if (state.skipFilter.has(p.name)) continue;
+  runFilters(state: CycleState, node: NodeInfo, active: readonly Plugin[] = this.activeFilters(state)): Status | null {
+    for (let i = 0; i < active.length; i++) {
+      const p = active[i]!;
       const s = p.filter!(state, node);
       if (s === null) continue;
       return isRejected(s) ? s : status(Code.ERROR, p.name, `running "${p.name}" filter plugin: ${s.reasons.join(", ")}`);

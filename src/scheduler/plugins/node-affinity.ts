@@ -54,6 +54,8 @@ export function nodeAffinityPlugin(args: NodeAffinityArgs = {}): Plugin {
   const addedSelector = addedRequired === undefined ? null : compileNodeSelectorTerms(addedRequired.nodeSelectorTerms ?? []);
   const addedPreferred = added?.preferredDuringSchedulingIgnoredDuringExecution;
   const addedTerms = addedPreferred === undefined ? null : preferredTerms(addedPreferred);
+  const rejectedEnforced = unresolvable(name, ERR_REASON_ENFORCED);
+  const rejectedPod = unresolvable(name, ERR_REASON_POD);
   return {
     name,
     preFilter(state) {
@@ -68,9 +70,9 @@ export function nodeAffinityPlugin(args: NodeAffinityArgs = {}): Plugin {
       return { status: null, nodeNames: names };
     },
     filter(state, node) {
-      if (addedSelector !== null && !addedSelector(node)) return unresolvable(name, ERR_REASON_ENFORCED);
+      if (addedSelector !== null && !addedSelector(node)) return rejectedEnforced;
       const required = state.read<Required>(name)?.affinity ?? requiredNodeAffinity(state.pod.pod);
-      return required.match(node) ? null : unresolvable(name, ERR_REASON_POD);
+      return required.match(node) ? null : rejectedPod;
     },
     preScore(state) {
       const preferred = state.pod.pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution;

@@ -7,11 +7,12 @@ export const ERR_REASON_NODE_NAME = "node(s) didn't match the requested node nam
 
 export function nodeNamePlugin(): Plugin {
   const name = PluginName.NODE_NAME;
+  const rejected = unresolvable(name, ERR_REASON_NODE_NAME);
   return {
     name,
     filter(state, node) {
       const want = state.pod.pod.spec?.nodeName ?? "";
-      return want === "" || want === node.name ? null : unresolvable(name, ERR_REASON_NODE_NAME);
+      return want === "" || want === node.name ? null : rejected;
     },
   };
 }

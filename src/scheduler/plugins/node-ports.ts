@@ -15,6 +15,7 @@ class WantedPorts implements StateData {
 
 export function nodePortsPlugin(): Plugin {
   const name = PluginName.NODE_PORTS;
+  const rejected = unschedulable(name, ERR_REASON_PORTS);
   return {
     name,
     preFilter(state) {
@@ -25,7 +26,7 @@ export function nodePortsPlugin(): Plugin {
     },
     filter(state, node) {
       const wanted = state.read<WantedPorts>(name)?.ports ?? state.pod.hostPorts;
-      for (const p of wanted) if (node.usedPorts.conflicts(p)) return unschedulable(name, ERR_REASON_PORTS);
+      for (const p of wanted) if (node.usedPorts.conflicts(p)) return rejected;
       return null;
     },
   };

@@ -10,12 +10,13 @@ const UNSCHEDULABLE_TAINT = { key: "node.kubernetes.io/unschedulable", effect: "
 
 export function nodeUnschedulablePlugin(): Plugin {
   const name = PluginName.NODE_UNSCHEDULABLE;
+  const rejected = unresolvable(name, ERR_REASON_UNSCHEDULABLE);
   return {
     name,
     filter(state, node) {
       if (!node.unschedulable) return null;
       if (tolerationsTolerateTaint(state.pod.pod.spec?.tolerations ?? [], UNSCHEDULABLE_TAINT)) return null;
-      return unresolvable(name, ERR_REASON_UNSCHEDULABLE);
+      return rejected;
     },
   };
 }

@@ -37,9 +37,10 @@ export class Capture implements CaptureTap {
   onFrame(dev: NetDevice, dir: "rx" | "tx", skb: SkBuff, timeNs: number): void {
     if (this.dirs.has(dir)) this.frames.push({ dev: dev.name, dir, time: timeNs, bytes: skb.bytes().slice() });
   }
-  static on(...devs: NetDevice[]): Capture {
-    const c = new Capture();
-    for (const d of devs) d.taps.push(c);
+  /** Captures what the devices send; `both` adds what they receive (tcpdump on one interface). */
+  static on(devs: NetDevice | NetDevice[], both = false): Capture {
+    const c = new Capture(new Set(both ? ["rx", "tx"] : ["tx"]));
+    for (const d of Array.isArray(devs) ? devs : [devs]) d.taps.push(c);
     return c;
   }
   /** TCP frames (IPv4 proto 6) in capture order. */

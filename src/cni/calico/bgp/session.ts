@@ -121,6 +121,8 @@ export class BgpSession implements BgpConnectionEvents {
   }
 
   private receive(bytes: Uint8Array): void {
+    // Data before our connect confirmation can only mean the connection is up: send our OPEN first.
+    if (this.state === SessionState.CONNECT) this.sendOpen();
     const decoded = decodeMessage(bytes, this.fourOctet);
     if (!decoded.ok) {
       const e = decoded.error;

@@ -57,11 +57,16 @@ export function preFilter(name: string, state: CycleState, handle: Handle): Stat
   }
   const affinity = new TopologyCounts();
   const anti = new TopologyCounts();
-  if (affinityTerms.length > 0 || antiAffinityTerms.length > 0) {
-    for (const node of handle.cache.list()) {
-      for (const other of node.pods) {
-        affinity.updateWithAffinityTerms(affinityTerms, other, node.labels, 1);
-        anti.updateWithAntiAffinityTerms(antiAffinityTerms, other, null, node.labels, 1);
+  const hasAffinity = affinityTerms.length > 0;
+  const hasAnti = antiAffinityTerms.length > 0;
+  if (hasAffinity || hasAnti) {
+    const nodes = handle.cache.list();
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      const pods = node.pods;
+      for (let j = 0; j < pods.length; j++) {
+        if (hasAffinity) affinity.updateWithAffinityTerms(affinityTerms, pods[j]!, node.labels, 1);
+        if (hasAnti) anti.updateWithAntiAffinityTerms(antiAffinityTerms, pods[j]!, null, node.labels, 1);
       }
     }
   }
@@ -99,11 +104,20 @@ function satisfiesExistingPodsAntiAffinity(s: FilterState, node: NodeInfo): bool
   return true;
 }
 
-export function filter(name: string, state: CycleState, node: NodeInfo): Status | null {
+/** The three rejections of the plugin (statuses are immutable, so one object each serves every node). */
+export function rejections(name: string): { affinity: Status; anti: Status; existing: Status } {
+  return {
+    affinity: unresolvable(name, ERR_REASON_AFFINITY),
+    anti: unschedulable(name, ERR_REASON_ANTI_AFFINITY),
+    existing: unschedulable(name, ERR_REASON_EXISTING_ANTI_AFFINITY),
+  };
+}
+
+export function filter(name: string, state: CycleState, node: NodeInfo, reject: ReturnType<typeof rejections>): Status | null {
   const s = state.read<FilterState>(name);
   if (s === undefined) return null;
-  if (!satisfiesPodAffinity(s, node)) return unresolvable(name, ERR_REASON_AFFINITY);
-  if (!satisfiesPodAntiAffinity(s, node)) return unschedulable(name, ERR_REASON_ANTI_AFFINITY);
-  if (!satisfiesExistingPodsAntiAffinity(s, node)) return unschedulable(name, ERR_REASON_EXISTING_ANTI_AFFINITY);
+  if (!satisfiesPodAffinity(s, node)) return reject.affinity;
+  if (!satisfiesPodAntiAffinity(s, node)) return reject.anti;
+  if (!satisfiesExistingPodsAntiAffinity(s, node)) return reject.existing;
   return null;
 }

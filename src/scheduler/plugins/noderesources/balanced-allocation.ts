@@ -3,7 +3,7 @@
 import type { BalancedAllocationArgs } from "../../config/args.js";
 import type { Plugin, StateData } from "../../framework/plugin.js";
 import { PluginName } from "../names.js";
-import { balancedScorer, podRequestList, scoreNode } from "./resource-allocation.js";
+import { balancedScorer, podRequestList, resourceKinds, scoreNode } from "./resource-allocation.js";
 
 class PodRequests implements StateData {
   constructor(readonly list: readonly number[]) {}
@@ -15,6 +15,7 @@ class PodRequests implements StateData {
 export function balancedAllocationPlugin(args: BalancedAllocationArgs): Plugin {
   const name = PluginName.NODE_RESOURCES_BALANCED_ALLOCATION;
   const resources = args.resources;
+  const kinds = resourceKinds(resources);
   const reqBuf: number[] = [];
   const allocBuf: number[] = [];
   return {
@@ -25,7 +26,7 @@ export function balancedAllocationPlugin(args: BalancedAllocationArgs): Plugin {
     },
     score(state, node) {
       const list = state.read<PodRequests>(name)?.list ?? podRequestList(state.pod.requests, resources);
-      return scoreNode(node, list, resources, true, balancedScorer, reqBuf, allocBuf);
+      return scoreNode(node, list, resources, kinds, true, balancedScorer, reqBuf, allocBuf);
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   mostAllocatedScorer,
   podRequestList,
   requestedToCapacityRatioScorer,
+  resourceKinds,
   scoreNode,
   type ResourceScorer,
 } from "./resource-allocation.js";
@@ -28,10 +29,12 @@ export function isExtendedResourceName(name: string): boolean {
 
 /** The common case without allocating: the pod fits (fitsRequest finds nothing). */
 function fitsQuickly(req: Resources, node: NodeInfo): boolean {
-  if (node.pods.length + 1 > node.allocatable.pods || req.scalar.size > 0) return false;
-  const a = node.allocatable;
-  const r = node.requested;
-  return req.milliCPU <= a.milliCPU - r.milliCPU && req.memory <= a.memory - r.memory && req.ephemeralStorage <= a.ephemeralStorage - r.ephemeralStorage;
+  if (node.pods.length + 1 > node.allocPods || req.scalar.size > 0) return false;
+  return (
+    req.milliCPU <= node.allocMilliCPU - node.reqMilliCPU &&
+    req.memory <= node.allocMemory - node.reqMemory &&
+    req.ephemeralStorage <= node.allocEphemeral - node.reqEphemeral
+  );
 }
 
 /** fitsRequest: every shortfall, in upstream's order (pods, cpu, memory, ephemeral-storage, then the rest). */
@@ -42,19 +45,17 @@ export function insufficientResources(
   ignoredGroups: ReadonlySet<string> = new Set(),
 ): InsufficientResource[] {
   const out: InsufficientResource[] = [];
-  if (node.pods.length + 1 > node.allocatable.pods) out.push({ resource: "pods", reason: "Too many pods" });
+  if (node.pods.length + 1 > node.allocPods) out.push({ resource: "pods", reason: "Too many pods" });
   if (req.milliCPU === 0 && req.memory === 0 && req.ephemeralStorage === 0 && req.scalar.size === 0) return out;
-  const a = node.allocatable;
-  const r = node.requested;
-  if (req.milliCPU > 0 && req.milliCPU > a.milliCPU - r.milliCPU) out.push({ resource: "cpu", reason: "Insufficient cpu" });
-  if (req.memory > 0 && req.memory > a.memory - r.memory) out.push({ resource: "memory", reason: "Insufficient memory" });
-  if (req.ephemeralStorage > 0 && req.ephemeralStorage > a.ephemeralStorage - r.ephemeralStorage) {
+  if (req.milliCPU > 0 && req.milliCPU > node.allocMilliCPU - node.reqMilliCPU) out.push({ resource: "cpu", reason: "Insufficient cpu" });
+  if (req.memory > 0 && req.memory > node.allocMemory - node.reqMemory) out.push({ resource: "memory", reason: "Insufficient memory" });
+  if (req.ephemeralStorage > 0 && req.ephemeralStorage > node.allocEphemeral - node.reqEphemeral) {
     out.push({ resource: "ephemeral-storage", reason: "Insufficient ephemeral-storage" });
   }
   for (const [name, quantity] of req.scalar) {
     if (quantity === 0) continue;
     if (isExtendedResourceName(name) && (ignored.has(name) || ignoredGroups.has(name.split("/")[0]!))) continue;
-    if (quantity > (a.scalar.get(name) ?? 0) - (r.scalar.get(name) ?? 0)) out.push({ resource: name, reason: `Insufficient ${name}` });
+    if (quantity > (node.allocScalar.get(name) ?? 0) - (node.reqScalar.get(name) ?? 0)) out.push({ resource: name, reason: `Insufficient ${name}` });
   }
   return out;
 }
@@ -83,6 +84,7 @@ export function fitPlugin(args: NodeResourcesFitArgs): Plugin {
   const ignored = new Set(args.ignoredResources);
   const ignoredGroups = new Set(args.ignoredResourceGroups);
   const resources = args.scoringStrategy.resources;
+  const kinds = resourceKinds(resources);
   const scorer = strategyScorer(args);
   const reqBuf: number[] = [];
   const allocBuf: number[] = [];
@@ -102,7 +104,7 @@ export function fitPlugin(args: NodeResourcesFitArgs): Plugin {
     },
     score(state, node) {
       const list = state.read<PodRequests>(name)?.list ?? podRequestList(state.pod.nonZeroRequests, resources);
-      return scoreNode(node, list, resources, false, scorer, reqBuf, allocBuf);
+      return scoreNode(node, list, resources, kinds, false, scorer, reqBuf, allocBuf);
     },
   };
 }

@@ -9,7 +9,10 @@ import { amountOf, CPU, EPHEMERAL_STORAGE, MEMORY, type Resources } from "../../
 /** (requested per resource, allocatable per resource) -> node score. */
 export type ResourceScorer = (requested: readonly number[], allocatable: readonly number[]) => number;
 
-const isScalar = (name: string): boolean => name !== CPU && name !== MEMORY && name !== EPHEMERAL_STORAGE;
+/** How each configured resource is read from a node: 0 cpu, 1 memory, 2 ephemeral-storage, 3 other (scalar). */
+export function resourceKinds(resources: readonly ResourceSpec[]): Int8Array {
+  return Int8Array.from(resources.map((r) => (r.name === CPU ? 0 : r.name === MEMORY ? 1 : r.name === EPHEMERAL_STORAGE ? 2 : 3)));
+}
 
 /** The pod's request of each configured resource. */
 export function podRequestList(pod: Resources, resources: readonly ResourceSpec[]): number[] {
@@ -18,41 +21,41 @@ export function podRequestList(pod: Resources, resources: readonly ResourceSpec[
 
 /**
  * resourceAllocationScorer.score. `useRequested` reads the node's plain requests (BalancedAllocation);
- * otherwise cpu and memory are read from the non-zero sums (Fit's strategies).
+ * otherwise cpu and memory are read from the non-zero sums (Fit's strategies). A resource the pod does
+ * not request and that is not cpu/memory/ephemeral-storage is left out, as is one the node lacks.
  */
 export function scoreNode(
   node: NodeInfo,
   podRequests: readonly number[],
   resources: readonly ResourceSpec[],
+  kinds: Int8Array,
   useRequested: boolean,
   scorer: ResourceScorer,
   requestedBuf: number[],
   allocatableBuf: number[],
 ): number {
-  for (let i = 0; i < resources.length; i++) {
-    const name = resources[i]!.name;
+  for (let i = 0; i < kinds.length; i++) {
     const podRequest = podRequests[i]!;
     let alloc = 0;
     let req = 0;
-    if (!(podRequest === 0 && isScalar(name))) {
-      switch (name) {
-        case CPU:
-          alloc = node.allocatable.milliCPU;
-          req = (useRequested ? node.requested.milliCPU : node.nonZeroMilliCPU) + podRequest;
-          break;
-        case MEMORY:
-          alloc = node.allocatable.memory;
-          req = (useRequested ? node.requested.memory : node.nonZeroMemory) + podRequest;
-          break;
-        case EPHEMERAL_STORAGE:
-          alloc = node.allocatable.ephemeralStorage;
-          req = node.requested.ephemeralStorage + podRequest;
-          break;
-        default:
-          if (node.allocatable.scalar.has(name)) {
-            alloc = node.allocatable.scalar.get(name)!;
-            req = (node.requested.scalar.get(name) ?? 0) + podRequest;
-          }
+    switch (kinds[i]) {
+      case 0:
+        alloc = node.allocMilliCPU;
+        req = (useRequested ? node.reqMilliCPU : node.nonZeroMilliCPU) + podRequest;
+        break;
+      case 1:
+        alloc = node.allocMemory;
+        req = (useRequested ? node.reqMemory : node.nonZeroMemory) + podRequest;
+        break;
+      case 2:
+        alloc = node.allocEphemeral;
+        req = node.reqEphemeral + podRequest;
+        break;
+      default: {
+        if (podRequest === 0) break;
+        const name = resources[i]!.name;
+        alloc = node.allocScalar.get(name) ?? 0;
+        req = (node.reqScalar.get(name) ?? 0) + podRequest;
       }
     }
     allocatableBuf[i] = alloc;

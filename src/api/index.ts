@@ -1,0 +1,9 @@
+// Public API of the api layer: the read-only Kubernetes API server (discovery, core/apps/networking
+// resources, metrics.k8s.io, /metrics) over an ApiBackend, and the driver that keeps time running.
+export { ApiServer, DEFAULT_ADDRESS, type ApiServerOptions } from "./server.js";
+export { labBackend, type ApiBackend, type LabBackend, type LabBackendOptions } from "./backend.js";
+export { handleRequest, type ApiRequest, type ApiResponse } from "./handler.js";
+export { LiveDriver } from "./driver.js";
+export { ApiError, StatusReason, type StatusBody } from "./status.js";
+export { openEmulation, type Emulation, type EmulationOptions } from "./emulation.js";
+export { parseLabelSelector } from "./selectors.js";

@@ -1,0 +1,168 @@
+// HttpServer: an nginx-like static server on a namespace's TCP. GET/HEAD of "/" (or "/index.html")
+// answers 200 with nginx's headers and the configured body (nginx's welcome page by default), other
+// paths 404 and other methods 405, with nginx's error pages. HTTP/1.1 keep-alive (closed after
+// keepalive_timeout, 75 s) unless the client asks for "Connection: close", when nginx closes first.
+
+import type { NetNamespace } from "../../../net/stack/index.js";
+import { TcpStack, type TcpErrorInfo, type TcpListener, type TcpSocket } from "../../../net/tcp/index.js";
+import type { Result } from "../../../util/result.js";
+import { DEFAULT_EPOCH_MS, httpDate } from "../sim-clock.js";
+import { NGINX_VERSION, NGINX_WELCOME_PAGE, nginxErrorPage } from "./nginx-pages.js";
+import { header, HeadReader, type HttpHead } from "./parse.js";
+import { TcpWriter } from "../tcp-writer.js";
+
+export interface HttpServerOptions {
+  readonly port?: number;
+  /** Body of "/" (default: nginx's welcome page). */
+  readonly body?: string;
+  readonly contentType?: string;
+  readonly serverVersion?: string;
+  /** keepalive_timeout in ns (nginx default 75 s). */
+  readonly keepAliveNs?: number;
+  /** Epoch of simulated time 0 for Date / Last-Modified. */
+  readonly epochMs?: number;
+}
+
+export interface HttpServerStats {
+  connections: number;
+  requests: number;
+  byStatus: Map<number, number>;
+}
+
+const encoder = new TextEncoder();
+
+export class HttpServer {
+  readonly stats: HttpServerStats = { connections: 0, requests: 0, byStatus: new Map() };
+  private listener: TcpListener | null = null;
+  private readonly body: Uint8Array;
+  private readonly version: string;
+  private readonly epochMs: number;
+  private readonly keepAliveNs: number;
+  readonly port: number;
+
+  constructor(
+    readonly ns: NetNamespace,
+    private readonly options: HttpServerOptions = {},
+  ) {
+    this.port = options.port ?? 80;
+    this.body = encoder.encode(options.body ?? NGINX_WELCOME_PAGE);
+    this.version = options.serverVersion ?? NGINX_VERSION;
+    this.epochMs = options.epochMs ?? DEFAULT_EPOCH_MS;
+    this.keepAliveNs = options.keepAliveNs ?? 75e9;
+  }
+
+  /** Starts listening (nginx: listen 80, backlog 511, tcp_nodelay on). */
+  start(): Result<TcpListener, TcpErrorInfo> {
+    const r = TcpStack.of(this.ns).listen(this.port, (sock) => this.accept(sock), { backlog: 511, noDelay: true });
+    if (r.ok) this.listener = r.value;
+    return r;
+  }
+
+  stop(): void {
+    this.listener?.close();
+    this.listener = null;
+  }
+
+  private accept(sock: TcpSocket): void {
+    this.stats.connections++;
+    const sim = this.ns.world.sim;
+    const out = new TcpWriter(sock);
+    let reader = new HeadReader();
+    let idle = 0;
+    const armIdle = (): void => {
+      if (idle !== 0) sim.cancel(idle);
+      idle = sim.schedule(this.keepAliveNs, () => {
+        idle = 0;
+        out.close();
+      });
+    };
+    armIdle();
+    sock.events = {
+      onData: (s, data) => {
+        let bytes: Uint8Array = data;
+        while (bytes.length > 0 && !s.closed) {
+          const r = reader.push(bytes);
+          if (r === null) return;
+          reader = new HeadReader();
+          if ("error" in r) {
+            this.respond(out, 400, "Bad Request", true, false);
+            out.close();
+            return;
+          }
+          const close = this.handle(out, r.head);
+          if (close) {
+            if (idle !== 0) sim.cancel(idle);
+            out.close();
+            return;
+          }
+          armIdle();
+          bytes = r.rest;
+        }
+      },
+      onWritable: () => out.flush(),
+      onEnd: () => {
+        if (idle !== 0) sim.cancel(idle);
+        out.close();
+      },
+      onClose: () => {
+        if (idle !== 0) sim.cancel(idle);
+      },
+    };
+  }
+
+  /** Answers one request; returns true when the connection is to be closed afterwards. */
+  private handle(sock: TcpWriter, head: HttpHead): boolean {
+    this.stats.requests++;
+    const [method, target, version] = head.startLine;
+    const connection = header(head, "connection")?.toLowerCase();
+    const close = connection === "close" || (version === "HTTP/1.0" && connection !== "keep-alive");
+    if (method !== "GET" && method !== "HEAD") return this.respond(sock, 405, "Not Allowed", close, false) || close;
+    const path = target.split("?")[0]!;
+    if (path !== "/" && path !== "/index.html") return this.respond(sock, 404, "Not Found", close, method === "HEAD") || close;
+    const now = this.ns.world.sim.now;
+    const type = this.options.contentType ?? "text/html";
+    const mtimeSec = Math.floor(this.epochMs / 1000);
+    const lines = [
+      "HTTP/1.1 200 OK",
+      `Server: nginx/${this.version}`,
+      `Date: ${httpDate(now, this.epochMs)}`,
+      `Content-Type: ${type}`,
+      `Content-Length: ${this.body.length}`,
+      `Last-Modified: ${new Date(this.epochMs).toUTCString()}`,
+      `Connection: ${close ? "close" : "keep-alive"}`,
+      `ETag: "${mtimeSec.toString(16)}-${this.body.length.toString(16)}"`,
+      "Accept-Ranges: bytes",
+    ];
+    this.count(200);
+    this.write(sock, lines, method === "HEAD" ? null : this.body);
+    return close;
+  }
+
+  /** An nginx error response; returns false (the caller decides about closing). */
+  private respond(sock: TcpWriter, status: number, reason: string, close: boolean, headOnly: boolean): boolean {
+    const page = encoder.encode(nginxErrorPage(`${status} ${reason}`, this.version));
+    const lines = [
+      `HTTP/1.1 ${status} ${reason}`,
+      `Server: nginx/${this.version}`,
+      `Date: ${httpDate(this.ns.world.sim.now, this.epochMs)}`,
+      "Content-Type: text/html",
+      `Content-Length: ${page.length}`,
+      `Connection: ${close ? "close" : "keep-alive"}`,
+    ];
+    this.count(status);
+    this.write(sock, lines, headOnly ? null : page);
+    return false;
+  }
+
+  private count(status: number): void {
+    this.stats.byStatus.set(status, (this.stats.byStatus.get(status) ?? 0) + 1);
+  }
+
+  private write(sock: TcpWriter, lines: string[], body: Uint8Array | null): void {
+    const head = encoder.encode(`${lines.join("\r\n")}\r\n\r\n`);
+    const out = new Uint8Array(head.length + (body?.length ?? 0));
+    out.set(head, 0);
+    if (body !== null) out.set(body, head.length);
+    sock.write(out);
+  }
+}

@@ -1,0 +1,70 @@
+// The seed lab's NodePort + ipBlock experiment (seed-lab.md, networking row 6) over real TCP: policy 05
+// admits 10.1.8.0/24 except 10.1.8.128/26 on TCP 80 into web1 (on worker32). The client 10.1.8.100
+// connects to NodePort 30790 on each node. Through worker32 the policy sees 10.1.8.100 (kube-proxy's
+// DNAT in PREROUTING, Calico's policy in FORWARD, MASQUERADE only in POSTROUTING): allowed. Through
+// master30 or worker31 that node masquerades the packet to its tunl0 address as it leaves on tunl0, so
+// worker32's policy sees 10.224.x.x: denied, dropped with reason 133 on worker32.
+import { describe, it, before } from "node:test";
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { DropReason } from "../../datapath/reasons.js";
+import { buildCluster } from "../../src/cluster/build.js";
+import { formatClusterError } from "../../src/cluster/errors.js";
+import type { ClusterRuntime } from "../../src/cluster/runtime.js";
+import { loadFiles } from "../../src/k8s/load.js";
+import { TcpStack } from "../../src/net/tcp/stack.js";
+import { RingSink } from "../../src/trace/tracer.js";
+import { formatIPv4 } from "../../src/util/ip.js";
+
+const lab = (rel: string): string => resolve(process.cwd(), "examples/seed-lab", rel);
+const NODE_PORT = 30790;
+
+async function buildLab(): Promise<ClusterRuntime> {
+  const load = await loadFiles([lab("cluster.yaml"), lab("workloads.yaml"), lab("policies/05-ingress-from-ipblock.yaml")], { namespace: "web" });
+  const r = buildCluster(load);
+  if (!r.ok) assert.fail(formatClusterError(r.error));
+  return r.value;
+}
+
+/** Opens a TCP connection from the client to node:30790; true when the handshake completed within 3 s. */
+function connect(rt: ClusterRuntime, nodeIp: number): boolean {
+  const client = rt.externalHost("client")!;
+  let connected = false;
+  const sock = TcpStack.of(client.ns).connect(nodeIp, NODE_PORT, { onConnect: () => (connected = true) }, { timeoutNs: 3_000_000_000 });
+  assert.ok(sock.ok);
+  rt.runFor(3_500_000_000);
+  if (connected) sock.value.abort();
+  rt.runUntilIdle();
+  return connected;
+}
+
+describe("seed lab: NodePort from the client with the ipBlock policy", () => {
+  let rt: ClusterRuntime;
+  const drops = new RingSink();
+  before(async () => {
+    rt = await buildLab();
+    rt.world.tracer.addSink({ drop: (r) => drops.drop(r) });
+    const web1 = rt.pod("web/web1")!;
+    assert.ok(TcpStack.of(web1.ns).listen(80, () => {}).ok);
+  });
+
+  it("through worker32 (hosting web1): allowed, the policy sees 10.1.8.100", () => {
+    assert.equal(connect(rt, rt.node("worker32.cyh.cloud")!.ip), true);
+  });
+
+  for (const via of ["master30.cyh.cloud", "worker31.cyh.cloud"]) {
+    it(`through ${via}: denied on worker32, which sees ${via}'s tunl0 address`, () => {
+      const before = drops.dropRecords.length;
+      assert.equal(connect(rt, rt.node(via)!.ip), false);
+      const mine = drops.dropRecords.slice(before).filter((d) => d.reason === DropReason.POLICY_DENIED);
+      assert.ok(mine.length > 0, "SYNs dropped by policy");
+      const tunl0 = rt.node(via)!.ns.deviceByName("tunl0")!;
+      for (const d of mine) {
+        assert.equal(d.node, "worker32.cyh.cloud");
+        assert.equal(formatIPv4(d.after.src), formatIPv4(rt.node(via)!.ns.primaryAddress(tunl0)), "masqueraded to the forwarding node's tunl0 address");
+        assert.equal(formatIPv4(d.after.dst), formatIPv4(rt.pod("web/web1")!.ip));
+        assert.match(d.explanation ?? "", /ipBlock|10\.1\.8\.0\/24/);
+      }
+    });
+  }
+});
