@@ -1,7 +1,10 @@
 // CellTable: an open-addressing hash table whose cells hold key and value together in one Int32Array
 // (4 words per cell: two key words, two value words), so a probe touches one cache line. Linear probing,
 // load factor <= 1/2, backward-shift deletion (no tombstones); key word 1 = -1 marks a free cell.
-// Internal building block of PolicyMap (block keys, per-identity headers, reference counts).
+// Internal building block of PolicyMap (block keys, per-identity headers, reference counts) and of
+// LpmTrieMap (IPv4 hosts). Cells come from the cell arena (arena.ts).
+import { leaseCells, releaseCells, renewLease } from "./arena.js";
+import type { CellLease } from "./arena.js";
 
 /** Key word 1 of a free cell. */
 export const EMPTY = -1;
@@ -43,9 +46,12 @@ export class CellTable {
   /** cells.length - 1: word offsets wrap with `& wordMask` (for callers that inline the probe loop). */
   wordMask: number;
 
+  private readonly lease: CellLease;
+
   constructor(expectedKeys = 0) {
     const cells = cellsFor(expectedKeys);
-    this.cells = new Int32Array(cells * CELL_WORDS).fill(EMPTY);
+    this.lease = leaseCells(this, cells * CELL_WORDS, EMPTY);
+    this.cells = this.lease.cells;
     this.wordMask = cells * CELL_WORDS - 1;
   }
 
@@ -127,8 +133,8 @@ export class CellTable {
   }
 
   private resize(cellCount: number): void {
-    const old = this.cells;
-    const cells = new Int32Array(cellCount * CELL_WORDS).fill(EMPTY);
+    const old = renewLease(this.lease, cellCount * CELL_WORDS, EMPTY);
+    const cells = this.lease.cells;
     const mask = cellCount * CELL_WORDS - 1;
     for (let from = 0; from < old.length; from += CELL_WORDS) {
       const k1 = old[from + 1]!;
@@ -142,6 +148,7 @@ export class CellTable {
     }
     this.cells = cells;
     this.wordMask = mask;
+    releaseCells(old);
   }
 }
 

@@ -1,6 +1,9 @@
 // EntryTable: PolicyMap's record of the entries the control plane wrote, one 4-word cell per entry
 // [identity, portLo << 16 | portHi, direction << 8 | proto | verdict << 9, ruleRef] in an open-addressing
-// Int32Array (linear probing, load <= 1/2, backward-shift deletion; word 2 = -1 marks a free cell).
+// Int32Array from the cell arena (linear probing, load <= 1/2, backward-shift deletion; word 2 = -1 marks
+// a free cell).
+import { leaseCells, releaseCells, renewLease } from "./arena.js";
+import type { CellLease } from "./arena.js";
 import { CELL_WORDS, cellsFor, pairHash } from "./cell-table.js";
 
 const EMPTY = -1;
@@ -21,9 +24,12 @@ export class EntryTable {
   size = 0;
   private wordMask: number;
 
+  private readonly lease: CellLease;
+
   constructor() {
     const cells = cellsFor(0);
-    this.cells = new Int32Array(cells * CELL_WORDS).fill(EMPTY);
+    this.lease = leaseCells(this, cells * CELL_WORDS, EMPTY);
+    this.cells = this.lease.cells;
     this.wordMask = cells * CELL_WORDS - 1;
   }
 
@@ -96,8 +102,8 @@ export class EntryTable {
   }
 
   private resize(cellCount: number): void {
-    const old = this.cells;
-    const cells = new Int32Array(cellCount * CELL_WORDS).fill(EMPTY);
+    const old = renewLease(this.lease, cellCount * CELL_WORDS, EMPTY);
+    const cells = this.lease.cells;
     const mask = cellCount * CELL_WORDS - 1;
     for (let from = 0; from < old.length; from += CELL_WORDS) {
       const kind = old[from + ENTRY_KIND]!;
@@ -111,5 +117,6 @@ export class EntryTable {
     }
     this.cells = cells;
     this.wordMask = mask;
+    releaseCells(old);
   }
 }

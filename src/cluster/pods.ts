@@ -41,7 +41,7 @@ export class PodNetwork {
     private readonly feed: PolicyFeed,
     /** Calico IPAM reads the cni.projectcalico.org/ipAddrs annotation; other IPAMs ignore it. */
     private readonly honoursCalicoAnnotation: boolean,
-    /** Act as the kubelet's status writer: a wired pod without a phase becomes Running and Ready. */
+    /** Act as the kubelet's status writer: a wired Pending pod becomes Running and Ready. */
     private readonly markReady: boolean,
   ) {}
 
@@ -126,7 +126,8 @@ export class PodNetwork {
 
   private writeIp(pod: KubeObject<"Pod">, ip: number): void {
     const text = formatIPv4(ip);
-    const ready = this.markReady && pod.status?.phase === undefined;
+    const phase = pod.status?.phase;
+    const ready = this.markReady && (phase === undefined || phase === "Pending");
     if (pod.status?.podIP === text && !ready) return;
     const node = this.nodes.get(pod.spec?.nodeName ?? "");
     this.store.modify("Pod", pod.metadata.namespace, pod.metadata.name, (p) => {

@@ -2,7 +2,9 @@
 // the endpoints controller, builds the ruleset and loads it into the node's Netfilter with
 // iptables-restore --noflush, and re-syncs on every change. Like kube-proxy's full sync, each sync
 // rewrites every service chain (cost grows with the number of rules; see bench/kubeproxy.bench.ts).
-import type { ObjectStore, StoreEvent } from "../k8s/index.js";
+// A failed restore is reported (lastError) and may leave the tables partly written: the netfilter
+// model applies restore input line by line, where iptables-restore commits a table atomically.
+import type { ObjectStore } from "../k8s/index.js";
 import type { Netfilter } from "../net/netfilter/index.js";
 import { err, ok, type Result } from "../util/result.js";
 import { proxierConfig, type ProxierConfig, type ProxierConfigInput } from "./config.js";
@@ -67,8 +69,8 @@ export class KubeProxy {
   /** Syncs once, then re-syncs on Service and EndpointSlice changes. */
   start(): Result<SyncReport, KubeProxyError> {
     if (this.unwatch.length === 0) {
-      this.unwatch.push(this.options.store.watch((e: StoreEvent) => this.changed(e), ["Service"]));
-      this.unwatch.push(this.options.slices.watch(() => this.changed(null)));
+      this.unwatch.push(this.options.store.watch(() => this.changed(), ["Service"]));
+      this.unwatch.push(this.options.slices.watch(() => this.changed()));
     }
     return this.sync();
   }
@@ -118,7 +120,7 @@ export class KubeProxy {
     return err(e);
   }
 
-  private changed(_e: StoreEvent | null): void {
+  private changed(): void {
     const delay = this.options.syncDelayNs;
     if (delay === undefined) {
       this.sync();

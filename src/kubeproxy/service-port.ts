@@ -32,7 +32,7 @@ export interface ServicePortInfo {
   readonly chains: ServiceChainNames;
 }
 
-/** Key of a service port in the endpoints map: name string plus upper-case protocol. */
+/** Key of a service port in the endpoints map: name string plus protocol (ServicePortName with Protocol). */
 export function servicePortKey(nameString: string, protocol: L4Protocol): string {
   return `${nameString}|${protocol}`;
 }

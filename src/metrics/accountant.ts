@@ -48,11 +48,11 @@ export function podWork(pod: MeteredPod): Work {
 }
 
 export function accountPod(pod: MeteredPod, model: CostModel, nowNs: number): PodAccount {
-  const runningNs = Math.max(0, nowNs - pod.startedAtNs);
+  // Rates times seconds (not ns times nanocores / 1e9) keep whole-second windows exact in doubles.
+  const runningSeconds = Math.max(0, nowNs - pod.startedAtNs) / NS_PER_SECOND;
   const requests = pod.requestsServed();
   const u = pod.usage;
-  const workloadCpuNs =
-    u === null ? (model.idleCpuNanoCores * runningNs) / NS_PER_SECOND : (u.cpuNanoCores * runningNs) / NS_PER_SECOND + u.cpuNsPerRequest * requests;
+  const workloadCpuNs = u === null ? model.idleCpuNanoCores * runningSeconds : u.cpuNanoCores * runningSeconds + u.cpuNsPerRequest * requests;
   const memoryBytes = u === null ? model.idleMemoryBytes : u.memoryBytes + u.memoryBytesPerRequest * requests;
   const work = podWork(pod);
   const datapathCpuNs = work.cpuNs(model);
@@ -72,7 +72,7 @@ export function accountNode(node: MeteredNode, pods: readonly PodAccount[], mode
     collectMaps(node.maps, host);
     conntrackEntries += node.maps.ct.size;
   }
-  const systemCpuNs = (model.systemCpuNanoCores * nowNs) / NS_PER_SECOND;
+  const systemCpuNs = model.systemCpuNanoCores * (nowNs / NS_PER_SECOND);
   const hostDatapathCpuNs = host.cpuNs(model);
   const work = new Work();
   work.addAll(host);

@@ -47,7 +47,8 @@ export interface PodUsage extends ResourceUsage {
 function rate(h: History): { windowNs: number; cpuNanoCores: number } | null {
   if (h.prev === null || h.last.timeNs <= h.prev.timeNs) return null;
   const windowNs = h.last.timeNs - h.prev.timeNs;
-  return { windowNs, cpuNanoCores: Math.max(0, Math.floor(((h.last.cpuNs - h.prev.cpuNs) * 1e9) / windowNs)) };
+  // metrics-server: int64(float64(cpu2 - cpu1) / window.Seconds())
+  return { windowNs, cpuNanoCores: Math.max(0, Math.floor((h.last.cpuNs - h.prev.cpuNs) / (windowNs / 1e9))) };
 }
 
 function record(map: Map<string, History>, key: string, p: Point): void {

@@ -22,8 +22,6 @@ export interface Resources {
   readonly scalar: ReadonlyMap<string, number>;
 }
 
-export const NO_RESOURCES: Resources = { milliCPU: 0, memory: 0, ephemeralStorage: 0, scalar: new Map() };
-
 type Exact = Map<string, bigint>;
 type ResourceList = Readonly<Record<string, string>> | undefined;
 

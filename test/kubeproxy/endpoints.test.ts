@@ -22,14 +22,14 @@ test("Endpoints: ready pods in addresses, unready in notReadyAddresses, no IP / 
   const eps = deriveEndpoints(svc, pods)!.endpoints;
   assert.equal(eps.subsets?.length, 1);
   const ss = eps.subsets![0]!;
-  assert.deepEqual(ss.addresses!.map((a) => a.ip), ["10.244.1.9", "10.244.1.10"], "sorted by address");
+  assert.deepEqual(ss.addresses!.map((a) => a.ip), ["10.244.1.10", "10.244.1.9"], "sorted by IP text, as addrsByIPAndUID");
   assert.deepEqual(ss.notReadyAddresses!.map((a) => a.ip), ["10.244.1.11"]);
   assert.deepEqual(ss.ports, [{ name: "http", port: 8080, protocol: "TCP" }]);
-  assert.deepEqual(ss.addresses![0]!.targetRef, { kind: "Pod", namespace: "default", name: "a", uid: "uid-a" });
+  assert.deepEqual(ss.addresses![1]!.targetRef, { kind: "Pod", namespace: "default", name: "a", uid: "uid-a" });
   assert.equal(ss.addresses![0]!.nodeName, "node-a");
 
   const publish = deriveEndpoints(serviceObject("web", { publishNotReadyAddresses: true }), pods)!.endpoints;
-  assert.deepEqual(publish.subsets![0]!.addresses!.map((a) => a.ip), ["10.244.1.9", "10.244.1.10", "10.244.1.11", "10.244.1.12"]);
+  assert.deepEqual(publish.subsets![0]!.addresses!.map((a) => a.ip), ["10.244.1.10", "10.244.1.11", "10.244.1.12", "10.244.1.9"]);
   assert.equal(deriveEndpoints(serviceObject("x", { selector: null }), pods), null, "no selector: not managed");
 });
 

@@ -3,6 +3,7 @@
 // publishNotReadyAddresses), ports resolved per pod, then repacked so pods serving the same port
 // set share a subset (endpoints.RepackSubsets). Upstream orders ports and subsets by an object
 // hash; here they are ordered by name/port and by first address, which is deterministic too.
+// Addresses are sorted as upstream sorts them: by IP text, then pod UID.
 import type { EndpointAddress, EndpointPort, EndpointSubset } from "kubernetes-types/core/v1.js";
 import type { KubeObject } from "../../k8s/index.js";
 import { findPodPort } from "./pod-port.js";
@@ -13,12 +14,6 @@ export interface DerivedEndpoints {
   /** Pods left out of a port because its named targetPort did not resolve. */
   readonly warnings: string[];
 }
-
-const ipKey = (ip: string): string =>
-  ip
-    .split(".")
-    .map((o) => o.padStart(3, "0"))
-    .join(".");
 
 function portKey(p: EndpointPort): string {
   return `${p.name ?? ""}\u0000${String(p.port).padStart(5, "0")}\u0000${p.protocol ?? "TCP"}`;
@@ -34,10 +29,9 @@ function addressOf(pod: Pod): EndpointAddress {
   return addr;
 }
 
+/** addrsByIPAndUID: the IP text byte by byte (so "10.0.0.10" < "10.0.0.9"), then the UID. */
 function compareAddress(a: EndpointAddress, b: EndpointAddress): number {
-  const ka = ipKey(a.ip);
-  const kb = ipKey(b.ip);
-  if (ka !== kb) return ka < kb ? -1 : 1;
+  if (a.ip !== b.ip) return a.ip < b.ip ? -1 : 1;
   const ua = a.targetRef?.uid ?? "";
   const ub = b.targetRef?.uid ?? "";
   return ua < ub ? -1 : ua > ub ? 1 : 0;
@@ -111,7 +105,7 @@ export function deriveEndpoints(svc: Service, pods: readonly Pod[]): DerivedEndp
     if (g.ports.length > 0) s.ports = g.ports.sort((a, b) => (portKey(a) < portKey(b) ? -1 : portKey(a) > portKey(b) ? 1 : 0));
     subsets.push(s);
   }
-  const first = (s: EndpointSubset): string => `${ipKey((s.addresses ?? s.notReadyAddresses ?? [])[0]?.ip ?? "")} ${(s.ports ?? []).map(portKey).join(",")}`;
+  const first = (s: EndpointSubset): string => `${(s.addresses ?? s.notReadyAddresses ?? [])[0]?.ip ?? ""} ${(s.ports ?? []).map(portKey).join(",")}`;
   subsets.sort((a, b) => (first(a) < first(b) ? -1 : first(a) > first(b) ? 1 : 0));
   const labels = { ...(svc.metadata.labels ?? {}) };
   if (svc.spec.clusterIP === "None") labels["service.kubernetes.io/headless"] = "";

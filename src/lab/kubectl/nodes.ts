@@ -16,7 +16,7 @@ function nodeNames(args: readonly string[]): { names: string[] } | { result: Com
   for (const a of args) {
     if (a.includes("/")) {
       const [t, n] = a.split("/");
-      if (resourceType(t!)?.kind !== "Node") return { result: usage(`error: expected resource of type node, got "${t}"`) };
+      if (resourceType(t!)?.kind !== "Node") return { result: usage(`expected resource of type node, got "${t}"`) };
       names.push(n!);
     } else names.push(a);
   }

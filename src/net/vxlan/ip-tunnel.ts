@@ -2,8 +2,8 @@
 // inet_ecn.h do it: ECN copied into the outer TOS on encapsulation, folded back into the inner header
 // on decapsulation, and the outer IPv4 header iptunnel_xmit writes (no options, IHL 5).
 
-import { write16, write32 } from "../../wire/bytes.js";
 import { setIpv4HeaderChecksum } from "../../wire/checksum.js";
+import { writeIpv4Header } from "../stack/ip-packet.js";
 
 export const IPV4_HLEN = 20;
 export const IP_DF = 0x4000;
@@ -52,14 +52,5 @@ export function writeOuterIpv4(
   src: number,
   dst: number,
 ): void {
-  bytes[off] = 0x45;
-  bytes[off + 1] = tos & 0xff;
-  write16(bytes, off + 2, totalLength);
-  write16(bytes, off + 4, id);
-  write16(bytes, off + 6, df ? IP_DF : 0);
-  bytes[off + 8] = ttl;
-  bytes[off + 9] = protocol;
-  write32(bytes, off + 12, src);
-  write32(bytes, off + 16, dst);
-  setIpv4HeaderChecksum(bytes, off, IPV4_HLEN);
+  writeIpv4Header(bytes, off, tos, totalLength, id, df ? IP_DF : 0, ttl, protocol, src, dst);
 }

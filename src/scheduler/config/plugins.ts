@@ -40,16 +40,6 @@ export const PLUGIN_EXTENSION_POINTS: Readonly<Record<string, readonly Extension
   [PluginName.DEFAULT_BINDER]: ["bind"],
 };
 
-/** Plugins cnisim accepts in a profile but does not run: no volumes or image lists are modelled. */
-export const UNMODELLED_PLUGINS: ReadonlySet<string> = new Set([
-  PluginName.SCHEDULING_GATES,
-  PluginName.VOLUME_RESTRICTIONS,
-  PluginName.NODE_VOLUME_LIMITS,
-  PluginName.VOLUME_BINDING,
-  PluginName.VOLUME_ZONE,
-  PluginName.IMAGE_LOCALITY,
-]);
-
 export interface PluginRef {
   readonly name: string;
   /** Score weight; 0 = unset. */

@@ -1,0 +1,143 @@
+// DnsServer: a CoreDNS-like responder for the cluster zone on UDP 53, as kubeadm's Corefile
+// configures the kubernetes plugin (pods insecure, ttl 30): A records for
+// <svc>.<ns>.svc.<zone> (the ClusterIP, or the endpoints of a headless service) and
+// <a-b-c-d>.<ns>.pod.<zone>; NODATA (NOERROR, no answer) for other types of existing names and the
+// zone apex; NXDOMAIN otherwise, with the zone's SOA in the authority section. Responses are
+// authoritative without recursion available (dig: "flags: qr aa rd"); an EDNS0 OPT in the query is
+// echoed. Names outside the zone are answered from an optional upstream table, else NXDOMAIN.
+
+import type { NetNamespace } from "../../../net/stack/index.js";
+import { UdpSocket, type UdpDatagram } from "../../../net/udp-socket.js";
+import { err, ok, type Result } from "../../../util/result.js";
+import { parseIPv4 } from "../../../util/ip.js";
+import { decodeDns, DnsClass, DnsRcode, DnsType, encodeDns, type DnsMessage, type DnsRecord } from "./message.js";
+
+export interface ClusterService {
+  readonly name: string;
+  readonly namespace: string;
+  /** ClusterIP; 0 for a headless service (its endpoints answer instead). */
+  readonly clusterIP: number;
+  readonly endpoints?: readonly number[];
+}
+
+/** What the kubernetes plugin knows (the lead's cluster layer keeps it current). */
+export interface ClusterDnsData {
+  readonly services: readonly ClusterService[];
+  readonly namespaces: readonly string[];
+}
+
+export interface DnsServerOptions {
+  readonly port?: number;
+  readonly zone?: string;
+  /** Record TTL (kubeadm's Corefile: ttl 30). */
+  readonly ttl?: number;
+  /** SOA serial (CoreDNS uses the time of the last change). */
+  readonly serial?: number;
+  /** Names outside the zone and their addresses (stands in for the forward plugin's upstream). */
+  readonly upstream?: ReadonlyMap<string, readonly number[]>;
+}
+
+export interface DnsServerStats {
+  queries: number;
+  byRcode: Map<number, number>;
+  malformed: number;
+}
+
+export class DnsServer {
+  readonly stats: DnsServerStats = { queries: 0, byRcode: new Map(), malformed: 0 };
+  private socket: UdpSocket | null = null;
+  private readonly zone: string;
+  private readonly ttl: number;
+
+  constructor(
+    readonly ns: NetNamespace,
+    public data: ClusterDnsData,
+    private readonly options: DnsServerOptions = {},
+  ) {
+    this.zone = (options.zone ?? "cluster.local").toLowerCase();
+    this.ttl = options.ttl ?? 30;
+  }
+
+  start(): Result<UdpSocket, string> {
+    const r = UdpSocket.bind(this.ns, this.options.port ?? 53, { onMessage: (s, m) => this.receive(s, m) });
+    if (!r.ok) return err(r.error.detail);
+    this.socket = r.value;
+    return ok(r.value);
+  }
+
+  stop(): void {
+    this.socket?.close();
+    this.socket = null;
+  }
+
+  /** The answer to a query message (also usable without the network). */
+  answer(query: DnsMessage): DnsMessage {
+    const q = query.questions[0];
+    const opt = query.additional.find((r) => r.type === DnsType.OPT);
+    const additional: DnsRecord[] = opt !== undefined ? [{ name: "", type: DnsType.OPT, class: Math.max(opt.class, 512), ttl: opt.ttl & 0x8000, data: { kind: "raw", bytes: new Uint8Array(0) } }] : [];
+    const reply = (rcode: number, answers: DnsRecord[], authority: DnsRecord[], aa: boolean): DnsMessage => ({
+      id: query.id,
+      flags: { qr: true, opcode: query.flags.opcode, aa, tc: false, rd: query.flags.rd, ra: !aa, ad: false, cd: query.flags.cd, rcode },
+      questions: query.questions,
+      answers,
+      authority,
+      additional,
+    });
+    if (q === undefined || query.flags.opcode !== 0 || query.questions.length !== 1) return reply(DnsRcode.FORMERR, [], [], false);
+    const name = q.name.toLowerCase().replace(/\.$/, "");
+    const inZone = name === this.zone || name.endsWith(`.${this.zone}`);
+    if (!inZone) {
+      const addrs = this.options.upstream?.get(name);
+      if (addrs === undefined) return reply(DnsRcode.NXDOMAIN, [], [], false);
+      const answers = q.type === DnsType.A ? addrs.map((a) => this.a(q.name, a)) : [];
+      return reply(DnsRcode.NOERROR, answers, [], false);
+    }
+    const found = this.lookup(name.slice(0, Math.max(0, name.length - this.zone.length - 1)));
+    if (found === null) return reply(DnsRcode.NXDOMAIN, [], [this.soa()], true);
+    if (q.type !== DnsType.A || found.length === 0) return reply(DnsRcode.NOERROR, [], [this.soa()], true);
+    return reply(DnsRcode.NOERROR, found.map((a) => this.a(q.name, a)), [], true);
+  }
+
+  /** Addresses of a name relative to the zone; [] for an existing name without addresses, null if none. */
+  private lookup(rel: string): number[] | null {
+    if (rel === "") return [];
+    const labels = rel.split(".");
+    if (labels.length === 3 && labels[2] === "svc") {
+      const svc = this.data.services.find((s) => s.name === labels[0] && s.namespace === labels[1]);
+      if (svc === undefined) return null;
+      return svc.clusterIP !== 0 ? [svc.clusterIP] : [...(svc.endpoints ?? [])];
+    }
+    if (labels.length === 3 && labels[2] === "pod") {
+      const addr = parseIPv4(labels[0]!.replace(/-/g, "."));
+      return addr !== null && labels[0]!.split("-").length === 4 ? [addr] : null;
+    }
+    if (labels.length === 2 && labels[1] === "svc" && this.data.namespaces.includes(labels[0]!)) return [];
+    return null;
+  }
+
+  private a(name: string, address: number): DnsRecord {
+    return { name, type: DnsType.A, class: DnsClass.IN, ttl: this.ttl, data: { kind: "a", address } };
+  }
+
+  private soa(): DnsRecord {
+    return {
+      name: this.zone,
+      type: DnsType.SOA,
+      class: DnsClass.IN,
+      ttl: this.ttl,
+      data: { kind: "soa", soa: { mname: `ns.dns.${this.zone}`, rname: `hostmaster.${this.zone}`, serial: this.options.serial ?? 1735689600, refresh: 7200, retry: 1800, expire: 86400, minimum: this.ttl } },
+    };
+  }
+
+  private receive(sock: UdpSocket, msg: UdpDatagram): void {
+    this.stats.queries++;
+    const query = decodeDns(msg.data);
+    if (!query.ok || query.value.flags.qr) {
+      this.stats.malformed++;
+      return;
+    }
+    const reply = this.answer(query.value);
+    this.stats.byRcode.set(reply.flags.rcode, (this.stats.byRcode.get(reply.flags.rcode) ?? 0) + 1);
+    sock.send(msg.src, msg.srcPort, encodeDns(reply), msg.dst);
+  }
+}
