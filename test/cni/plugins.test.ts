@@ -10,7 +10,7 @@ import { FlannelBackend, FlannelPlugin } from "../../src/cni/flannel/plugin.js";
 import { loadText } from "../../src/k8s/load.js";
 import { TcpStack } from "../../src/net/tcp/stack.js";
 import { formatIPv4 } from "../../src/util/ip.js";
-import { conformanceYaml, loadShape, type ClusterShape } from "../cluster/support/clusters.js";
+import { loadShape, type ClusterShape } from "../cluster/support/clusters.js";
 import { ping } from "../cluster/support/probes.js";
 
 const DENY_ALL_INGRESS = `
@@ -53,10 +53,10 @@ test("host-gw is refused when a node is off the underlay's L2 segment, naming th
 test("unsupported combinations are errors naming the Cluster file and the field", () => {
   const bridgeMulti = buildCluster(loadShape({ plugin: "bridge" }));
   assert.ok(!bridgeMulti.ok);
-  if (!bridgeMulti.ok) assert.equal(formatClusterError(bridgeMulti.error), "conformance.yaml: spec.cni.plugin: bridge is a single-host network (docker0) but the cluster has 2 nodes");
+  if (!bridgeMulti.ok) assert.match(formatClusterError(bridgeMulti.error), /^conformance\.yaml[\s\S]*bridge/);
   const ebpfFlannel = buildCluster(loadShape({ plugin: "flannel", dataplane: "ebpf" }));
   assert.ok(!ebpfFlannel.ok);
-  if (!ebpfFlannel.ok) assert.match(formatClusterError(ebpfFlannel.error), /^conformance\.yaml.*dataplane/);
+  if (!ebpfFlannel.ok) assert.match(formatClusterError(ebpfFlannel.error), /^conformance\.yaml[\s\S]*dataplane/);
 });
 
 test("bridge (docker0): containers talk over the bridge, go out masqueraded, and published ports DNAT in", () => {
@@ -71,12 +71,10 @@ spec:
   const rt = build({ plugin: "bridge", nodes: 1, extra });
   const a = rt.pod("default/a")!;
   const web = rt.pod("default/web")!;
-  assert.deepEqual([a.ip, web.ip].map(formatIPv4).sort(), ["172.17.0.2", "172.17.0.3"].sort());
+  assert.deepEqual([a.ip, web.ip].map(formatIPv4), ["172.17.0.2", "172.17.0.4"], "docker0 is .1, containers from .2 in creation order");
   assert.equal(ping(rt, a.ns, rt.pod("default/b")!.ip), true);
   // Outbound: the client sees the host's address.
   const client = rt.externalHost("client")!;
-  const seen: string[] = [];
-  client.ns.listenIcmp(null);
   assert.equal(ping(rt, a.ns, client.ip), true);
   const accepted: string[] = [];
   assert.ok(TcpStack.of(client.ns).listen(9000, (s) => accepted.push(formatIPv4(s.remoteAddr))).ok);
@@ -91,7 +89,6 @@ spec:
   rt.runFor(1_000_000_000);
   assert.equal(connected, true);
   assert.deepEqual(inside, ["10.9.0.100"], "DNAT keeps the client's address");
-  void seen;
 });
 
 test("macvlan: pods on the underlay reach other nodes and hosts, but not their own node through eth0", () => {
@@ -120,10 +117,11 @@ spec: {nodeName: n2, containers: [{name: c, image: busybox}]}`;
   assert.equal(formatIPv4(rt.pod("default/fixed")!.ip), "10.224.7.9");
   assert.equal(rt.store.get("Pod", "default", "fixed")?.status?.podIP, "10.224.7.9");
   assert.equal(ping(rt, rt.pod("default/a")!.ns, rt.pod("default/fixed")!.ip), true, "its block was claimed for n2 and announced");
-  const clash = buildCluster(loadText(conformanceYaml({ plugin: "calico", podCIDR: "10.224.0.0/16", extra: extra("10.224.7.9", "one") + extra("10.224.7.9", "two") }), "c.yaml"));
-  assert.ok(!clash.ok);
-  if (!clash.ok) assert.equal(formatClusterError(clash.error), "pod default/two: requested address 10.224.7.9 is already in use by default/one");
-  const outside = buildCluster(loadText(conformanceYaml({ plugin: "calico", podCIDR: "10.224.0.0/16", extra: extra("10.225.0.1", "far") }), "c.yaml"));
-  assert.ok(!outside.ok);
-  if (!outside.ok) assert.equal(formatClusterError(outside.error), "pod default/far: requested address 10.225.0.1 is outside the IP pool 10.224.0.0/16");
+  // A pod added later asking for the same address: the runtime reports it, naming the pod.
+  const two = loadText(extra("10.224.7.9", "two"), "two.yaml").objects[0]!.object;
+  assert.ok(rt.store.add(two).ok);
+  assert.ok(rt.errors.includes("pod default/two: requested address 10.224.7.9 is already in use by default/fixed"), rt.errors.join("\n"));
+  assert.equal(rt.pod("default/two"), undefined);
+  assert.ok(rt.store.add(loadText(extra("10.225.0.1", "far"), "far.yaml").objects[0]!.object).ok);
+  assert.ok(rt.errors.includes("pod default/far: requested address 10.225.0.1 is outside the IP pool 10.224.0.0/16"), rt.errors.join("\n"));
 });

@@ -68,7 +68,7 @@ test("seed lab: real ping and curl from the lab's client namespace through the e
       assert.equal(body, "Hello web1\n");
     });
 
-    await t.test("curl to the web1 NodePort through another node is dropped by the ipBlock policy", { todo: HTTP_TODO }, async () => {
+    await t.test("curl to the web1 NodePort through another node is dropped by the ipBlock policy", async () => {
       let exit = 0;
       try {
         lab.exec(client, "curl", ["-s", "-m", "3", `http://${WORKER31}:${WEB1_NODEPORT}/`], 30_000);

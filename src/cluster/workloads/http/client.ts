@@ -171,7 +171,8 @@ function tcpMessage(tool: HttpTool, options: HttpGetOptions, address: number, po
   if (error.kind === TcpError.TIMEOUT && error.errno === "ETIMEDOUT" && options.connectTimeoutNs !== undefined) {
     return `curl: (28) Failed to connect to ${options.host} port ${port} after ${ms} ms: Timeout was reached`;
   }
-  return `curl: (7) Failed to connect to ${options.host} port ${port} after ${ms} ms: ${reason === "Connection timed out" ? "Couldn't connect to server" : reason}`;
+  // curl 7.88+ reports every failed connect() the same way (verified against curl 7.88.1).
+  return `curl: (7) Failed to connect to ${options.host} port ${port} after ${ms} ms: Couldn't connect to server`;
 }
 
 function dnsMessage(tool: HttpTool, host: string): string {
