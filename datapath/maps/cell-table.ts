@@ -1,6 +1,6 @@
 // CellTable: an open-addressing hash table whose cells hold key and value together in one Int32Array
 // (4 words per cell: two key words, two value words), so a probe touches one cache line. Linear probing,
-// load factor <= 1/2, backward-shift deletion (no tombstones); key word 1 = -1 marks a free cell.
+// load factor <= 3/4, backward-shift deletion (no tombstones); key word 1 = -1 marks a free cell.
 // Internal building block of PolicyMap (block keys, per-identity headers, reference counts) and of
 // LpmTrieMap (IPv4 hosts). Cells come from the cell arena (arena.ts).
 import { leaseCells, releaseCells, renewLease } from "./arena.js";
@@ -74,8 +74,8 @@ export class CellTable {
       }
       at = (at + CELL_WORDS) & mask;
     }
-    if ((this.size + 1) * 2 * CELL_WORDS > cells.length) {
-      this.resize(cells.length / CELL_WORDS * 2);
+    if (overloaded(this.size + 1, cells.length)) {
+      this.resize((cells.length / CELL_WORDS) * 2);
       cells = this.cells;
       mask = this.wordMask;
       at = (pairHash(k0, k1) << 2) & mask;
@@ -152,9 +152,14 @@ export class CellTable {
   }
 }
 
-/** Cells for `keys` keys at load <= 1/2: a power of two, at least MIN_CELLS. */
+/** Cells for `keys` keys at load <= 3/4: a power of two, at least MIN_CELLS. */
 export function cellsFor(keys: number): number {
   let cells = MIN_CELLS;
-  while (cells < keys * 2) cells *= 2;
+  while (cells * 3 < keys * 4) cells *= 2;
   return cells;
+}
+
+/** True when `keys` keys would exceed load 3/4 in a table of `words` words. */
+export function overloaded(keys: number, words: number): boolean {
+  return keys * 4 * CELL_WORDS > words * 3;
 }

@@ -1,10 +1,10 @@
 // EntryTable: PolicyMap's record of the entries the control plane wrote, one 4-word cell per entry
 // [identity, portLo << 16 | portHi, direction << 8 | proto | verdict << 9, ruleRef] in an open-addressing
-// Int32Array from the cell arena (linear probing, load <= 1/2, backward-shift deletion; word 2 = -1 marks
+// Int32Array from the cell arena (linear probing, load <= 3/4, backward-shift deletion; word 2 = -1 marks
 // a free cell).
 import { leaseCells, releaseCells, renewLease } from "./arena.js";
 import type { CellLease } from "./arena.js";
-import { CELL_WORDS, cellsFor, pairHash } from "./cell-table.js";
+import { CELL_WORDS, cellsFor, overloaded, pairHash } from "./cell-table.js";
 
 const EMPTY = -1;
 const KEY_BITS = 0x1ff; // direction << 8 | proto: the key part of word 2
@@ -48,7 +48,7 @@ export class EntryTable {
 
   /** Adds an entry known to be absent; returns its word offset. */
   add(identity: number, ports: number, dirProto: number, verdict: number, ruleRef: number): number {
-    if ((this.size + 1) * 2 * CELL_WORDS > this.cells.length) this.resize((this.cells.length / CELL_WORDS) * 2);
+    if (overloaded(this.size + 1, this.cells.length)) this.resize((this.cells.length / CELL_WORDS) * 2);
     const cells = this.cells;
     const mask = this.wordMask;
     let at = (entryHash(identity, ports, dirProto) << 2) & mask;

@@ -3,6 +3,7 @@
 // store watch that updates the network without a rebuild (pods added/removed/relabelled, policies,
 // namespace labels).
 import type { CniPlugin } from "../cni/plugin.js";
+import { podIpAllocator, type PodAddressAllocator } from "../cni/ipam/pod-ip-allocator.js";
 import type { BgpTimers } from "../cni/calico/bgp/timers.js";
 import type { Simulator } from "../engine/simulator.js";
 import type { ClusterModel } from "../k8s/cluster-model.js";
@@ -80,6 +81,11 @@ export class ClusterRuntime {
   /** Notices to print loudly (e.g. flannel: policies have no effect), then later problems. */
   notices(): string[] {
     return [...this.plugin.notices(), ...this.policy.problems, ...this.services.problems, ...this.errors];
+  }
+
+  /** The kubelets' pod address allocator over the CNI's IPAM (for the lab's controllers). */
+  podIpAllocator(): PodAddressAllocator {
+    return podIpAllocator(this.plugin.ipam);
   }
 
   // ---- time

@@ -10,6 +10,7 @@ import type { NetworkModel } from "../k8s/cluster-model.js";
 import type { PolicyCompiler } from "../policy/compiler.js";
 import type { Result } from "../util/result.js";
 import type { SeededRng } from "../util/rng.js";
+import type { Ipam } from "./ipam/types.js";
 
 /** Where NetworkPolicy is enforced: iptables FORWARD chains, eBPF programs at tc hooks, or nowhere. */
 export const PolicyEnforcement = { IPTABLES: "iptables", EBPF: "ebpf", NONE: "none" } as const;
@@ -81,6 +82,8 @@ export interface CniPlugin {
   readonly policyEnforcement: PolicyEnforcement;
   /** MTU of pod interfaces (host MTU minus the encapsulation overhead). */
   readonly podMtu: number;
+  /** The plugin's address management (shared with the kubelets' allocator, see ipam/pod-ip-allocator.ts). */
+  readonly ipam: Ipam;
   /** What the plugin programs, one line per item, for `describe`-style output. */
   describe(): string[];
   /** Loud notices for the user (e.g. flannel: NetworkPolicies have no effect). */

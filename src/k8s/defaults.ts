@@ -45,7 +45,6 @@ export function defaultPodSpec(spec: PodSpec): void {
   spec.terminationGracePeriodSeconds ??= 30;
   spec.schedulerName ??= "default-scheduler";
   spec.securityContext ??= {};
-  spec.enableServiceLinks ??= true;
   for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
     defaultContainer(c);
     if (spec.hostNetwork === true) for (const port of c.ports ?? []) port.hostPort ??= port.containerPort;
@@ -102,6 +101,8 @@ export function defaultPod(pod: Pod): DefaultsWarning | null {
     for (const [name, value] of Object.entries(limits)) requests[name] ??= value;
   }
   defaultPodSpec(spec);
+  // SetDefaults_Pod only: pod templates of workloads keep the field unset, as the API server stores them.
+  spec.enableServiceLinks ??= true;
   let warning: DefaultsWarning | null = null;
   if (spec.priority === undefined) {
     const cls = spec.priorityClassName;

@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { openEmulation, parseLabelSelector } from "../../api/index.js";
 import { parseGoDuration } from "../../lab/index.js";
-import { formatTopTable, MetricsServer, StoreMeteredCluster, topHeaderStyleFor, topNodeRows, topPodRows } from "../../metrics/index.js";
+import { formatGoDuration, formatTopTable, MetricsServer, StoreMeteredCluster, topHeaderStyleFor, topNodeRows, topPodRows } from "../../metrics/index.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
 
 type TopOptions = {
@@ -37,9 +37,11 @@ export const topCommand: CliCommand = {
 };
 
 const NODE_WORDS = new Set(["node", "nodes", "no"]);
+/** kubectl's metricsCreationDelay. */
+const METRICS_CREATION_DELAY_NS = 120e9;
 const POD_WORDS = new Set(["pod", "pods", "po"]);
 
-async function fail(ctx: CliContext, lines: readonly string[], code: 1 | 2): Promise<1 | 2> {
+async function fail<C extends 0 | 1 | 2>(ctx: CliContext, lines: readonly string[], code: C): Promise<C> {
   for (const l of lines) await ctx.err.line(l);
   await ctx.err.flush();
   return code;
@@ -73,7 +75,18 @@ async function top(what: string, options: TopOptions, ctx: CliContext): Promise<
     const namespace = options.allNamespaces === true ? null : (options.namespace ?? "default");
     const usage = metrics.pods().filter((u) => (namespace === null || u.namespace === namespace) && selector.value(u.labels));
     rows = topPodRows(usage, namespace === null, noHeaders);
-    if (rows.length === 0) return fail(ctx, [namespace === null ? "No resources found" : `No resources found in ${namespace} namespace.`], ExitCode.FAILURE);
+    if (rows.length === 0) {
+      const pods = lab.store.list("Pod", { ...(namespace === null ? {} : { namespace }), labels: selector.value });
+      if (pods.length === 0) return fail(ctx, [namespace === null ? "No resources found" : `No resources found in ${namespace} namespace.`], ExitCode.OK);
+      // kubectl's verifyEmptyMetrics: a pod older than two minutes should have metrics by now.
+      for (const pod of pods) {
+        const ageNs = lab.sim.now - lab.wall.nsOf(pod.metadata.creationTimestamp);
+        if (ageNs > METRICS_CREATION_DELAY_NS) {
+          return fail(ctx, [`error: Metrics not available for pod ${pod.metadata.namespace}/${pod.metadata.name}, age: ${formatGoDuration(ageNs)}`], ExitCode.FAILURE);
+        }
+      }
+      return fail(ctx, ["error: metrics not available yet"], ExitCode.FAILURE);
+    }
   }
   for (const line of formatTopTable(rows)) await ctx.out.line(line);
   return ExitCode.OK;

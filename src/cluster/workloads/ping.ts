@@ -211,7 +211,8 @@ export class Ping {
       const errs = this.errors > 0 ? `, +${this.errors} errors` : "";
       const elapsed = Math.floor((this.lastNs - this.startNs) / 1e6);
       this.lines.push(`${this.transmitted} packets transmitted, ${n} received${errs}, ${formatPercent(lost)}% packet loss, time ${elapsed}ms`);
-      if (n > 0) this.lines.push(`rtt min/avg/max/mdev = ${ms3(min)}/${ms3(Math.floor(avg))}/${ms3(max)}/${ms3(Math.floor(mdev))} ms`);
+      // iputils ends with the rtt line, or with an empty line when nothing came back.
+      this.lines.push(n > 0 ? `rtt min/avg/max/mdev = ${ms3(min)}/${ms3(Math.floor(avg))}/${ms3(max)}/${ms3(Math.floor(mdev))} ms` : "");
     }
     this.onDone({
       transmitted: this.transmitted,

@@ -22,19 +22,8 @@ export interface TemplateHash {
   readonly exact: boolean;
 }
 
-/**
- * The upstream rendering hashes the template as the API server stored it. cnisim's loader also
- * puts SetDefaults_Pod's enableServiceLinks on pod templates, which the API server does not;
- * it is left out here so that hashes agree with a real cluster's.
- */
-function asStored(template: PodTemplateSpec): PodTemplateSpec {
-  if (template.spec?.enableServiceLinks !== true) return template;
-  const { enableServiceLinks: _dropped, ...spec } = template.spec;
-  return { ...template, spec };
-}
-
 export function computeTemplateHash(template: PodTemplateSpec, collisionCount?: number): TemplateHash {
-  const rendered = spewGoValue(POD_TEMPLATE_SPEC_1_30, asStored(template));
+  const rendered = spewGoValue(POD_TEMPLATE_SPEC_1_30, template);
   const hasher = new Fnv32a().writeString(rendered.text);
   if (collisionCount !== undefined) {
     const bytes = new Uint8Array(8);

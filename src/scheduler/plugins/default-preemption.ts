@@ -57,12 +57,15 @@ function splitByPdb(victims: readonly PodInfo[], pdbs: readonly PodDisruptionBud
 
 export function defaultPreemptionPlugin(handle: Handle, runner: FilterRunner, args: DefaultPreemptionArgs): Plugin {
   const name = PluginName.DEFAULT_PREEMPTION;
+  const noVictims = unresolvable(name, NO_VICTIMS);
+  const notHelpful = unresolvable(name, NOT_HELPFUL);
 
-  /** SelectVictimsOnNode. */
-  function selectVictims(state: CycleState, node: NodeInfo, pdbs: readonly PodDisruptionBudget[]): Candidate | Status {
-    const pod = state.pod;
-    const potential = node.pods.filter((p) => p.priority < pod.priority);
-    if (potential.length === 0) return unresolvable(name, NO_VICTIMS);
+  /** SelectVictimsOnNode, on copies of the cycle state and the node (made only when there are lower-priority pods). */
+  function selectVictims(original: CycleState, originalNode: NodeInfo, pdbs: readonly PodDisruptionBudget[]): Candidate | Status {
+    const potential = originalNode.pods.filter((p) => p.priority < original.pod.priority);
+    if (potential.length === 0) return noVictims;
+    const state = original.clone();
+    const node = originalNode.clone();
     for (const v of potential) {
       node.removePod(v.key);
       runner.removePod(state, v, node);
@@ -127,7 +130,7 @@ export function defaultPreemptionPlugin(handle: Handle, runner: FilterRunner, ar
       const results = new Map<string, Status>();
       const potential: NodeInfo[] = [];
       for (const n of all) {
-        if (statuses.get(n.name)?.code === Code.UNSCHEDULABLE_AND_UNRESOLVABLE) results.set(n.name, unresolvable(name, NOT_HELPFUL));
+        if (statuses.get(n.name)?.code === Code.UNSCHEDULABLE_AND_UNRESOLVABLE) results.set(n.name, notHelpful);
         else potential.push(n);
       }
       const candidates: Candidate[] = [];
@@ -142,7 +145,7 @@ export function defaultPreemptionPlugin(handle: Handle, runner: FilterRunner, ar
         let nonViolating = 0;
         for (let i = 0; i < count; i++) {
           const node = potential[(offset + i) % count]!;
-          const outcome = selectVictims(state.clone(), node.clone(), pdbs);
+          const outcome = selectVictims(state, node, pdbs);
           if ("victims" in outcome) {
             if (outcome.victims.length === 0) {
               results.set(node.name, status(Code.ERROR, name, `expected at least one victim pod on node "${node.name}"`));
