@@ -1,7 +1,8 @@
 // ConntrackMap: the IPv4 connection-tracking table (like Cilium's cilium_ct4_global), an LRU hash keyed by
 // the 5-tuple plus tuple flags. Only storage and layout live here; the state machine belongs to datapath/lib.
+// Per-packet methods take and return only 32-bit integers (no 64-bit number crosses a call: V8 would box it).
 import { LruHashMap } from "./lru.js";
-import { addU64, readU64, writeU64 } from "./words.js";
+import { addU32ToU64, readU64, writeU64 } from "./words.js";
 
 /** Tuple flags in the key (Cilium's TUPLE_F_* values). */
 export const CtTupleFlag = { OUT: 0, IN: 1, RELATED: 2, SERVICE: 4 } as const;
@@ -34,17 +35,28 @@ export const CtValue = {
   ORIG_DADDR: 16,
   ORIG_PORTS: 17, // sport << 16 | dport
   CREATED_NS: 18, // 2 words
+  TUNNEL_RETURN: 20, // OUT/IN entries of NodePort flows: node (IPv4) to send replies back to through the tunnel; 0 = none
 } as const;
-export const CT_VALUE_WORDS = 20;
+export const CT_VALUE_WORDS = 21;
 const KEY_WORDS = 4;
+
+export interface ConntrackMapOptions {
+  /** Like BPF_F_NO_PREALLOC: storage starts small and doubles up to maxEntries (a packet that makes it grow allocates). */
+  noPrealloc?: boolean;
+}
 
 export class ConntrackMap {
   readonly table: LruHashMap;
-  /** True when the last create() made a new entry. */
+  /** True when the last createV4/insertV4 made a new entry. */
   created = false;
 
-  constructor(maxEntries: number) {
-    this.table = new LruHashMap({ keyWords: KEY_WORDS, valueWords: CT_VALUE_WORDS, maxEntries });
+  constructor(maxEntries: number, options: ConntrackMapOptions = {}) {
+    this.table = new LruHashMap({
+      keyWords: KEY_WORDS,
+      valueWords: CT_VALUE_WORDS,
+      maxEntries,
+      ...(options.noPrealloc === true ? { noPrealloc: true } : {}),
+    });
   }
 
   get size(): number {
@@ -55,7 +67,7 @@ export class ConntrackMap {
     return this.table.stats;
   }
 
-  /** Value words: `values[slot * CT_VALUE_WORDS + CtValue.X]`. */
+  /** Value words: `values[slot * CT_VALUE_WORDS + CtValue.X]` (replaced when a noPrealloc map grows: re-read after creating). */
   get values(): Uint32Array {
     return this.table.values;
   }
@@ -81,14 +93,26 @@ export class ConntrackMap {
     nowNs: number,
     lifetimeNs: number,
   ): number {
+    const slot = this.insertV4(saddr, daddr, sport, dport, proto, tupleFlags);
+    if (slot < 0 || !this.created) return slot;
+    const v = this.table.values;
+    const base = slot * CT_VALUE_WORDS;
+    writeU64(v, base + CtValue.CREATED_NS, nowNs);
+    writeU64(v, base + CtValue.EXPIRES_NS, nowNs + lifetimeNs);
+    return slot;
+  }
+
+  /**
+   * createV4 without the times, for the datapath (which writes CREATED_NS and EXPIRES_NS from its own clock
+   * without passing 64-bit numbers around): a new entry is zeroed except for its original tuple.
+   */
+  insertV4(saddr: number, daddr: number, sport: number, dport: number, proto: number, tupleFlags: number): number {
     this.loadKey(saddr, daddr, sport, dport, proto, tupleFlags);
     const slot = this.table.upsert();
     this.created = this.table.created;
     if (slot < 0 || !this.created) return slot;
     const v = this.table.values;
     const base = slot * CT_VALUE_WORDS;
-    writeU64(v, base + CtValue.CREATED_NS, nowNs);
-    writeU64(v, base + CtValue.EXPIRES_NS, nowNs + lifetimeNs);
     v[base + CtValue.ORIG_SADDR] = saddr;
     v[base + CtValue.ORIG_DADDR] = daddr;
     v[base + CtValue.ORIG_PORTS] = ((sport << 16) | dport) >>> 0;
@@ -112,18 +136,18 @@ export class ConntrackMap {
     writeU64(this.table.values, slot * CT_VALUE_WORDS + CtValue.EXPIRES_NS, expiresNs);
   }
 
-  /** Counts one forward-direction packet of `bytes`. */
+  /** Counts one forward-direction packet of `bytes` (< 2^32). */
   addTx(slot: number, bytes: number): void {
     const base = slot * CT_VALUE_WORDS;
-    addU64(this.table.values, base + CtValue.TX_PACKETS, 1);
-    addU64(this.table.values, base + CtValue.TX_BYTES, bytes);
+    addU32ToU64(this.table.values, base + CtValue.TX_PACKETS, 1);
+    addU32ToU64(this.table.values, base + CtValue.TX_BYTES, bytes);
   }
 
-  /** Counts one reply-direction packet of `bytes`. */
+  /** Counts one reply-direction packet of `bytes` (< 2^32). */
   addRx(slot: number, bytes: number): void {
     const base = slot * CT_VALUE_WORDS;
-    addU64(this.table.values, base + CtValue.RX_PACKETS, 1);
-    addU64(this.table.values, base + CtValue.RX_BYTES, bytes);
+    addU32ToU64(this.table.values, base + CtValue.RX_PACKETS, 1);
+    addU32ToU64(this.table.values, base + CtValue.RX_BYTES, bytes);
   }
 
   /** Garbage collection (control-plane timer): deletes entries with EXPIRES_NS <= nowNs; returns how many. */

@@ -3,7 +3,7 @@
 // maps keys to ids. Lookups allocate nothing; a full map refuses updates with -MapError.FULL.
 import { MapError, checkGeometry, newMapStats } from "./errors.js";
 import type { MapStats } from "./errors.js";
-import { hash1, hash2, hashWords } from "./hash.js";
+import { hash1, hash2, hashWordsI } from "./hash.js";
 
 export interface HashMapOptions {
   keyWords: number;
@@ -160,7 +160,7 @@ export class HashMap {
   /** Raw probe for a 1-word key (keyWords must be 1): no stats, no scratch (for maps built on top of this one). */
   find1(k0: number): number {
     k0 >>>= 0;
-    const h = hash1(k0) | 0;
+    const h = hash1(k0);
     const index = this.index;
     const mask = this.indexMask;
     let cell = h & mask;
@@ -176,7 +176,7 @@ export class HashMap {
   find2(k0: number, k1: number): number {
     k0 >>>= 0;
     k1 >>>= 0;
-    const h = hash2(k0, k1) | 0;
+    const h = hash2(k0, k1);
     const index = this.index;
     const mask = this.indexMask;
     const keys = this.keys;
@@ -205,9 +205,9 @@ export class HashMap {
 
   private hashKey(words: Uint32Array, offset: number): number {
     const kw = this.keyWords;
-    if (kw === 1) return hash1(words[offset]!) | 0;
-    if (kw === 2) return hash2(words[offset]!, words[offset + 1]!) | 0;
-    return hashWords(words, offset, kw) | 0;
+    if (kw === 1) return hash1(words[offset]!);
+    if (kw === 2) return hash2(words[offset]!, words[offset + 1]!);
+    return hashWordsI(words, offset, kw);
   }
 
   private find(words: Uint32Array, offset: number, h: number): number {

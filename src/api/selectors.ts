@@ -1,5 +1,6 @@
 // labelSelector and fieldSelector query parameters: parsed as the API server parses them (bad
 // input is a 400 with upstream's wording), and the field labels each kind supports.
+import { checkLabelValue, checkQualifiedName } from "../k8s/names.js";
 import { compileSelectorChecked } from "../k8s/selector.js";
 import type { KindName, KubeObject } from "../k8s/index.js";
 import { parseSelectorText } from "../lab/kubectl/selector-text.js";
@@ -11,6 +12,10 @@ export function parseLabelSelector(text: string | null): Result<LabelMatcher, st
   if (text === null || text.trim() === "") return ok(() => true);
   const parsed = parseSelectorText(text);
   if (!parsed.ok) return err(parsed.error);
+  for (const e of parsed.value.matchExpressions ?? []) {
+    const problem = checkQualifiedName(e.key) ?? (e.values ?? []).map(checkLabelValue).find((m) => m !== null) ?? null;
+    if (problem !== null) return err(`unable to parse requirement: ${problem}`);
+  }
   const compiled = compileSelectorChecked(parsed.value);
   if (!compiled.ok) return err(`unable to parse requirement: ${compiled.error.reason}`);
   return ok((labels) => compiled.value.matches(labels));

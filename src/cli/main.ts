@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { ExitCode, type CliCommand, type CliContext } from "./command.js";
 import { attachCommand } from "./commands/attach.js";
 import { captureCommand } from "./commands/capture.js";
+import { demoCommand } from "./commands/demo.js";
 import { labCommand } from "./commands/lab.js";
 import { pcapCommand } from "./commands/pcap.js";
 import { serveCommand } from "./commands/serve.js";
@@ -14,7 +15,7 @@ import { scheduleCommand } from "./commands/schedule.js";
 import { LineOutput } from "./line-output.js";
 
 /** Every subcommand module, in the order `cnisim --help` lists them. */
-const COMMANDS: readonly CliCommand[] = [pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand];
+const COMMANDS: readonly CliCommand[] = [demoCommand, pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   const ctx: CliContext = { out: new LineOutput(process.stdout), err: new LineOutput(process.stderr), exitCode: ExitCode.OK };

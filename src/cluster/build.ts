@@ -23,7 +23,7 @@ import type { ClusterError } from "./errors.js";
 import { PolicyFeed } from "./policy-feed.js";
 import { PodNetwork } from "./pods.js";
 import { ClusterRuntime, type NodeRuntime } from "./runtime.js";
-import { buildUnderlay } from "./underlay.js";
+import { buildUnderlay, underlayMac } from "./underlay.js";
 
 export interface BuildOptions {
   /** BGP transport per node (default: the model's TCP, port 179); null = no BGP (Calico then reaches pods only on their own node). */
@@ -76,7 +76,11 @@ export function buildCluster(load: LoadResult, options: BuildOptions = {}): Resu
   const feed = new PolicyFeed(policyOptionsFor(Personality.IPTABLES));
   const created = createCniPlugin(
     { world, network, nodes: [...cniNodes.values()], policy: feed.compiler, rng: cniRng },
-    { source, bgpTransport: options.bgpTransport === undefined ? (n) => tcpBgpTransport(n.ns) : options.bgpTransport },
+    {
+      source,
+      bgpTransport: options.bgpTransport === undefined ? (n) => tcpBgpTransport(n.ns) : options.bgpTransport,
+      underlayMac: (ip) => underlayMac(underlay, ip),
+    },
   );
   if (!created.ok) return created;
   const plugin = created.value;
@@ -102,7 +106,7 @@ export function buildCluster(load: LoadResult, options: BuildOptions = {}): Resu
   const reassert = (): void => {
     if (plugin instanceof CalicoPlugin || plugin instanceof FlannelPlugin) plugin.reassertChains();
   };
-  const services = startServices(store, network, nodes, svcRng, reassert);
+  const services = startServices(store, network, nodes, svcRng, plugin, reassert);
   if (typeof services === "string") return err({ source, reason: services });
   const timers = plugin instanceof CalicoPlugin ? plugin.timers : null;
   const runtime = new ClusterRuntime(model, store, sim, world, underlay, nodes, plugin, feed, podNet, services, timers);

@@ -14,6 +14,8 @@ export interface CniFactoryOptions {
   /** The Cluster file path (named in errors). */
   readonly source: string;
   readonly bgpTransport: ((node: CniNode) => BgpTransport) | null;
+  /** MAC of the underlay device holding an address (for the eBPF FIB). */
+  readonly underlayMac: (ip: number) => number | undefined;
 }
 
 const CALICO_MODES: readonly string[] = Object.values(CalicoMode);
@@ -27,8 +29,7 @@ export function createCniPlugin(ctx: CniContext, o: CniFactoryOptions): Result<C
     case "calico": {
       const mode = cni.mode ?? CalicoMode.IPIP;
       if (!CALICO_MODES.includes(mode)) return fail(`spec.cni.mode: calico supports ${CALICO_MODES.join(", ")} (got ${mode})`);
-      if (cni.dataplane === "ebpf") return fail("spec.cni.dataplane: ebpf is not available in this build yet (use iptables)");
-      return ok(new CalicoPlugin(ctx, { mode: mode as CalicoMode, bgpTransport: o.bgpTransport }));
+      return ok(new CalicoPlugin(ctx, { mode: mode as CalicoMode, dataplane: cni.dataplane, bgpTransport: o.bgpTransport, underlayMac: o.underlayMac }));
     }
     case "flannel":
     case "canal": {

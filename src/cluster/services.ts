@@ -1,7 +1,9 @@
 // Services on the cluster: ClusterIP/NodePort allocation as the API server does it, the endpoints
 // controller (Endpoints objects and EndpointSlices from selectors and readiness), and kube-proxy in
 // iptables mode on every node, each loading its ruleset into the node's netfilter. A CNI whose chains
-// must come first (Calico's felix inserts cali-FORWARD at the top) re-asserts them after each sync.
+// must come first (Calico's felix inserts cali-FORWARD at the top) re-asserts them after each sync. A
+// dataplane that replaces kube-proxy (Calico eBPF) gets the Services and EndpointSlices instead.
+import type { CniPlugin } from "../cni/plugin.js";
 import type { NetworkModel } from "../k8s/cluster-model.js";
 import type { ObjectStore } from "../k8s/store.js";
 import { EndpointsController, KubeProxy, ServiceAllocator } from "../kubeproxy/index.js";
@@ -22,6 +24,7 @@ export function startServices(
   network: NetworkModel,
   nodes: ReadonlyMap<string, NodeRuntime>,
   rng: SeededRng,
+  plugin: CniPlugin,
   afterSync: () => void,
 ): ServicesRuntime | string {
   const created = ServiceAllocator.create({ serviceCIDR: network.serviceCIDR.text, nodePortRange: network.kubeProxy.nodePortRange }, rng);
@@ -34,6 +37,13 @@ export function startServices(
   endpoints.start();
   stops.push(() => endpoints.stop());
   const proxies = new Map<string, KubeProxy>();
+  if (plugin.replacesKubeProxy === true) {
+    // The CNI's dataplane translates Services itself: feed it instead of running kube-proxy.
+    const sync = (): void => plugin.syncServices?.(store.list("Service"), endpoints.list());
+    sync();
+    stops.push(store.watch(sync, ["Service"]), endpoints.watch(sync));
+    return { allocator, endpoints, proxies, problems, stop: () => stops.forEach((s) => s()) };
+  }
   for (const n of nodes.values()) {
     const clusterCIDR = network.kubeProxy.clusterCIDR?.text;
     const kp = KubeProxy.create({

@@ -86,3 +86,11 @@ export function buildUnderlay(world: NetWorld, rng: SeededRng, network: NetworkM
   }
   return { switch: sw, params, nodes: nodeMap, hosts, router };
 }
+
+/** The MAC of the underlay interface holding ip (a node, a host on the segment, the gateway). */
+export function underlayMac(u: Underlay, ip: number): number | undefined {
+  if (u.router.ip === ip) return u.router.eth0.mac;
+  for (const a of u.nodes.values()) if (a.ip === ip) return a.eth0.mac;
+  for (const h of u.hosts.values()) if (h.ip === ip && h.onUnderlay) return h.eth0.mac;
+  return undefined;
+}

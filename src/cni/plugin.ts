@@ -2,6 +2,8 @@
 // a start once every node exists (BGP sessions, flanneld's peer programming), per pod setup inside a
 // network namespace the runtime created (address from the plugin's IPAM, interfaces, routes) and
 // teardown, plus what the plugin enforces (policy personality) and says about itself.
+import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { KubeObject } from "../k8s/types.js";
 import type { NetDevice } from "../net/device.js";
 import type { EthernetDevice } from "../net/ethernet.js";
 import type { NetNamespace } from "../net/stack/namespace.js";
@@ -95,6 +97,10 @@ export interface CniPlugin {
   teardownPod(key: string): void;
   /** Addresses a node holds besides its underlay one (tunl0, flannel.1, cni0), for policy's node identities. */
   nodeAddresses(node: string): number[];
+  /** True when the plugin's dataplane does the Service translation itself (kube-proxy is not run). */
+  readonly replacesKubeProxy?: boolean;
+  /** With replacesKubeProxy: the Services and EndpointSlices changed. */
+  syncServices?(services: readonly KubeObject<"Service">[], slices: readonly EndpointSlice[]): void;
 }
 
 export function formatCniError(e: CniError): string {

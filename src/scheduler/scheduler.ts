@@ -1,24 +1,20 @@
-// The scheduler: watches the store (nodes, pods, namespaces), keeps its cache and queue current,
-// schedules pending pods of its profiles in queue order, binds them (spec.nodeName + PodScheduled),
-// marks the others Unschedulable with the FailedScheduling event, and retries them on cluster events.
-import type { Node, Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
-import type { KubeObject, ObjectStore, StoreEvent } from "../k8s/index.js";
+// The scheduler: keeps a cache and a queue current from the store (event-handlers.ts), schedules the
+// pending pods of its profiles in queue order, binds them (spec.nodeName + PodScheduled), and marks
+// the others Unschedulable with kube-scheduler's FailedScheduling event; preemption evicts victims.
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { KubeObject, ObjectStore } from "../k8s/index.js";
 import type { SeededRng } from "../util/rng.js";
-import { termMatches } from "./affinity-term.js";
 import { isAssigned, SchedulerCache } from "./cache.js";
-import { ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ASSIGNED_POD_UPDATE, NODE_ADD, nodeUpdateEvents, type ClusterEvent } from "./cluster-events.js";
 import { defaultProfile, type SchedulerConfiguration, type SchedulerProfile } from "./config/profile.js";
+import { ClusterEventHandlers } from "./event-handlers.js";
 import { EventRecorder, type EventClock } from "./events.js";
 import { Framework } from "./framework/framework.js";
 import type { Handle } from "./framework/plugin.js";
-import { requiredNodeAffinity } from "./node-selector.js";
-import { podInfo, podKey, type PodInfo } from "./pod-info.js";
-import { insufficientResources } from "./plugins/noderesources/fit.js";
-import { PluginName } from "./plugins/names.js";
+import { podInfo, podKey } from "./pod-info.js";
+import { mutableStatus, setCondition } from "./pod-status.js";
 import { SchedulingQueue, type QueuedPod } from "./queue.js";
 import { buildResult, type ScheduleResult } from "./result.js";
 import { scheduleCycle, type CycleCursor, type CycleOutcome } from "./schedule-one.js";
-import { TaintEffect, findUntoleratedTaint } from "./taints.js";
 import { DEFAULT_KUBE_VERSION, parseKubeVersion, type KubeVersion } from "./version.js";
 
 export interface SchedulerOptions {
@@ -81,7 +77,8 @@ export class Scheduler {
     const ts = (p: Pod): string => p.metadata?.creationTimestamp ?? "";
     pending.sort((a, b) => (ts(a) < ts(b) ? -1 : ts(a) > ts(b) ? 1 : creationOrder(a) - creationOrder(b)));
     for (const p of pending) this.queue.add(p);
-    this.unwatch = store.watch((e) => this.onEvent(e), ["Node", "Pod", "Namespace"]);
+    const handlers = new ClusterEventHandlers(this.cache, this.queue, (p) => this.isPendingHere(p));
+    this.unwatch = store.watch((e) => handlers.handle(e), ["Node", "Pod", "Namespace"]);
   }
 
   /** Stops watching the store. */
@@ -164,110 +161,4 @@ export class Scheduler {
       this.store.delete("Pod", victim.namespace, victim.name);
     }
   }
-
-  private onEvent(e: StoreEvent): void {
-    switch (e.kind) {
-      case "Namespace":
-        if (e.new !== undefined) this.cache.setNamespace(e.new as KubeObject<"Namespace">);
-        else this.cache.removeNamespace(e.old!.metadata.name);
-        return;
-      case "Node":
-        return this.onNode(e.old as Node | undefined, e.new as Node | undefined);
-      case "Pod":
-        return this.onPod(e.old as KubeObject<"Pod"> | undefined, e.new as KubeObject<"Pod"> | undefined);
-      default:
-        return;
-    }
-  }
-
-  private onNode(oldNode: Node | undefined, newNode: Node | undefined): void {
-    if (newNode === undefined) {
-      this.cache.removeNode(oldNode?.metadata?.name ?? "");
-      return;
-    }
-    if (oldNode === undefined) {
-      this.cache.addNode(newNode);
-      this.queue.moveAll(NODE_ADD, this.preCheck(newNode));
-      return;
-    }
-    this.cache.updateNode(newNode);
-    for (const ev of nodeUpdateEvents(oldNode, newNode)) this.queue.moveAll(ev, this.preCheck(newNode));
-  }
-
-  /** preCheckForNode: skip pods the changed node could not take anyway (resources, name, selector, ports, NoSchedule taints). */
-  private preCheck(node: Node): (pod: Pod) => boolean {
-    return (pod) => {
-      const n = this.cache.get(node.metadata?.name ?? "");
-      if (n === undefined) return false;
-      const info = podInfo(pod);
-      if (insufficientResources(info.requests, n).length > 0) return false;
-      const want = pod.spec?.nodeName ?? "";
-      if (want !== "" && want !== n.name) return false;
-      if (!requiredNodeAffinity(pod).match(n)) return false;
-      for (const hp of info.hostPorts) if (n.usedPorts.conflicts(hp)) return false;
-      return findUntoleratedTaint(n.taints, pod.spec?.tolerations ?? [], (t) => t.effect === TaintEffect.NO_SCHEDULE) === null;
-    };
-  }
-
-  private onPod(oldPod: KubeObject<"Pod"> | undefined, newPod: KubeObject<"Pod"> | undefined): void {
-    const wasAssigned = oldPod !== undefined && isAssigned(oldPod);
-    const nowAssigned = newPod !== undefined && isAssigned(newPod);
-    if (newPod === undefined) {
-      this.queue.delete(podKey(oldPod!));
-      if (wasAssigned) {
-        this.cache.removePod(podKey(oldPod!));
-        this.queue.moveAll(ASSIGNED_POD_DELETE);
-      }
-      return;
-    }
-    if (nowAssigned) {
-      this.queue.delete(podKey(newPod));
-      this.cache.setPod(newPod);
-      this.moveCrossTopology(podInfo(newPod), wasAssigned ? ASSIGNED_POD_UPDATE : ASSIGNED_POD_ADD);
-      return;
-    }
-    if (wasAssigned) {
-      // Finished (Succeeded/Failed) or unbound: it no longer takes room.
-      this.cache.removePod(podKey(newPod));
-      this.queue.moveAll(ASSIGNED_POD_DELETE);
-    }
-    if (!this.isPendingHere(newPod)) {
-      this.queue.delete(podKey(newPod));
-      return;
-    }
-    if (oldPod === undefined || wasAssigned) this.queue.add(newPod);
-    else this.queue.update(oldPod, newPod);
-  }
-
-  /**
-   * getUnschedulablePodsWithCrossTopologyTerm: a bound pod appearing or changing can only help pods
-   * rejected by PodTopologySpread or whose required affinity terms match it.
-   */
-  private moveCrossTopology(pod: PodInfo, event: ClusterEvent): void {
-    const nsLabels = this.cache.namespaces.get(pod.namespace) ?? {};
-    const candidates = this.queue.unschedulablePods().filter((q) => {
-      if (q.unschedulablePlugins.has(PluginName.POD_TOPOLOGY_SPREAD)) return true;
-      return podInfo(q.pod).requiredAffinityTerms.some((t) => termMatches(t, pod.namespace, pod.labels, nsLabels));
-    });
-    this.queue.movePods(candidates, event);
-  }
-}
-
-/** kubernetes-types marks status read-only (clients do not write it); the scheduler is the server side here. */
-function mutableStatus(p: Pod): PodStatus {
-  const w = p as { status?: PodStatus };
-  return (w.status ??= {});
-}
-
-function setCondition(p: Pod, c: PodCondition, now: string | undefined): void {
-  const status = mutableStatus(p);
-  const list: PodCondition[] = (status.conditions ??= []);
-  const i = list.findIndex((x) => x.type === c.type);
-  const prev = i >= 0 ? list[i] : undefined;
-  const next: PodCondition = { ...c };
-  const changed = prev === undefined || prev.status !== c.status;
-  const since = changed ? now : prev?.lastTransitionTime;
-  if (since !== undefined) next.lastTransitionTime = since;
-  if (i >= 0) list[i] = next;
-  else list.push(next);
 }

@@ -11,7 +11,8 @@ import { DropReason } from "../../datapath/reasons.js";
 import { buildCluster } from "../../src/cluster/build.js";
 import { formatClusterError } from "../../src/cluster/errors.js";
 import type { ClusterRuntime } from "../../src/cluster/runtime.js";
-import { loadFiles } from "../../src/k8s/load.js";
+import { readFileSync } from "node:fs";
+import { loadText } from "../../src/k8s/load.js";
 import { TcpStack } from "../../src/net/tcp/stack.js";
 import { RingSink } from "../../src/trace/tracer.js";
 import { formatIPv4 } from "../../src/util/ip.js";
@@ -19,8 +20,11 @@ import { formatIPv4 } from "../../src/util/ip.js";
 const lab = (rel: string): string => resolve(process.cwd(), "examples/seed-lab", rel);
 const NODE_PORT = 30790;
 
-async function buildLab(): Promise<ClusterRuntime> {
-  const load = await loadFiles([lab("cluster.yaml"), lab("workloads.yaml"), lab("policies/05-ingress-from-ipblock.yaml")], { namespace: "web" });
+async function buildLab(dataplane: "iptables" | "ebpf" = "iptables"): Promise<ClusterRuntime> {
+  const files = [lab("cluster.yaml"), lab("workloads.yaml"), lab("policies/05-ingress-from-ipblock.yaml")];
+  const text = files.map((f) => readFileSync(f, "utf8")).join("\n---\n");
+  const load = loadText(dataplane === "ebpf" ? text.replace("blockSize: 26}", "blockSize: 26, dataplane: ebpf}") : text, "seed-lab.yaml", { namespace: "web" });
+  assert.deepEqual(load.errors, []);
   const r = buildCluster(load);
   if (!r.ok) assert.fail(formatClusterError(r.error));
   return r.value;
@@ -67,4 +71,44 @@ describe("seed lab: NodePort from the client with the ipBlock policy", () => {
       }
     });
   }
+});
+
+describe("seed lab: the documented ways out change the outcome", () => {
+  it("externalTrafficPolicy: Local: no SNAT, so only the hosting node answers and the client address is kept", async () => {
+    const rt = await buildLab();
+    const seen: string[] = [];
+    assert.ok(TcpStack.of(rt.pod("web/web1")!.ns).listen(80, (s) => seen.push(formatIPv4(s.remoteAddr))).ok);
+    assert.ok(rt.store.modify("Service", "web", "web1", (svc) => {
+      svc.spec = { ...svc.spec, externalTrafficPolicy: "Local" };
+    }).ok);
+    assert.equal(connect(rt, rt.node("worker32.cyh.cloud")!.ip), true);
+    assert.equal(connect(rt, rt.node("worker31.cyh.cloud")!.ip), false, "no local endpoint on worker31: kube-proxy drops");
+    assert.equal(connect(rt, rt.node("master30.cyh.cloud")!.ip), false);
+    assert.deepEqual(seen, ["10.1.8.100"]);
+  });
+
+  it("Calico eBPF dataplane: NodePort through any node reaches web1 with the client address kept, so the ipBlock admits it", async () => {
+    const rt = await buildLab("ebpf");
+    assert.equal(rt.plugin.name, "calico-ipip-ebpf");
+    assert.equal(rt.services.proxies.size, 0, "kube-proxy is replaced");
+    const seen: string[] = [];
+    assert.ok(TcpStack.of(rt.pod("web/web1")!.ns).listen(80, (s) => seen.push(formatIPv4(s.remoteAddr))).ok);
+    for (const n of ["master30.cyh.cloud", "worker31.cyh.cloud", "worker32.cyh.cloud"]) assert.equal(connect(rt, rt.node(n)!.ip), true, n);
+    assert.deepEqual(seen, ["10.1.8.100", "10.1.8.100", "10.1.8.100"]);
+  });
+
+  it("Calico eBPF still enforces the policy: a pod outside the ipBlock is dropped at web1's node with reason 133", async () => {
+    const rt = await buildLab("ebpf");
+    const drops = new RingSink();
+    rt.world.tracer.addSink({ drop: (r) => drops.drop(r) });
+    assert.ok(TcpStack.of(rt.pod("web/web1")!.ns).listen(80, () => {}).ok);
+    let connected = false;
+    assert.ok(TcpStack.of(rt.pod("cyh/test")!.ns).connect(rt.pod("web/web1")!.ip, 80, { onConnect: () => (connected = true) }, { timeoutNs: 2_000_000_000 }).ok);
+    rt.runFor(2_500_000_000);
+    assert.equal(connected, false);
+    const d = drops.dropRecords.find((r) => r.reason === DropReason.POLICY_DENIED);
+    assert.ok(d);
+    assert.equal(d.node, "worker32.cyh.cloud");
+    assert.match(d.site, /^datapath\//);
+  });
 });

@@ -1,5 +1,5 @@
-// The CNI conformance suite: the same tests for calico-ipip, calico-vxlan, calico-bgp (no
-// encapsulation), flannel-vxlan and flannel-host-gw. Pod to pod on one node and across nodes, node to
+// The CNI conformance suite: the same tests for calico-ipip (iptables and eBPF dataplanes), calico-vxlan,
+// calico-bgp (no encapsulation), flannel-vxlan and flannel-host-gw. Pod to pod on one node and across nodes, node to
 // pod, MTU/DF behaviour, the encapsulation seen on the underlay, packet conservation and determinism.
 import { describe, it, before } from "node:test";
 import assert from "node:assert/strict";
@@ -29,6 +29,13 @@ const FLAVOURS: Flavour[] = [
   {
     name: "calico-ipip",
     shape: { plugin: "calico", mode: "ipip" },
+    podMtu: 1480,
+    onWire: ["eth", "ipv4", "ipv4", "icmp"],
+    check: (l) => assert.deepEqual([find(l, "ipv4").protocol, find(l, "ipv4").src, find(l, "ipv4").dst], [4, "10.9.0.11", "10.9.0.12"]),
+  },
+  {
+    name: "calico-ipip-ebpf",
+    shape: { plugin: "calico", mode: "ipip", dataplane: "ebpf" },
     podMtu: 1480,
     onWire: ["eth", "ipv4", "ipv4", "icmp"],
     check: (l) => assert.deepEqual([find(l, "ipv4").protocol, find(l, "ipv4").src, find(l, "ipv4").dst], [4, "10.9.0.11", "10.9.0.12"]),

@@ -71,7 +71,9 @@ export const captureCommand: CliCommand = {
       .option("--fast", "run as fast as possible instead of in real time (needs --duration, no --iface)")
       .addHelpText(
         "after",
-        "\nExit codes: 0 recorded; 1 the files did not load, a point or interface is unknown, writing\n" +
+        "\nL3 devices (tunl0) are written as raw IP (link type 101); tcpdump reads only one link type per\n" +
+          "file, so record them separately or read mixed files with tshark/Wireshark.\n" +
+          "Exit codes: 0 recorded; 1 the files did not load, a point or interface is unknown, writing\n" +
           "failed, or (--strict-realtime) the emulation fell behind real time; 2 bad command line.",
       )
       .action(async (options: CaptureCliOptions) => {

@@ -3,12 +3,9 @@
 // Files the script names are read relative to the script's folder.
 
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
-import { formatDiagnostic, loadFiles } from "../../k8s/index.js";
-import { defaultScheduler, LabCluster, LabFiles, parseGoDuration, runLab } from "../../lab/index.js";
-import { err, ok } from "../../util/result.js";
+import { parseGoDuration } from "../../lab/index.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
+import { runLabFile } from "../lab-file.js";
 
 type LabCliOptions = { file: string[]; keepGoing?: boolean; step: string; warmup: string; echo: boolean };
 
@@ -46,40 +43,10 @@ async function lab(script: string, options: LabCliOptions, ctx: CliContext): Pro
     await ctx.err.line(`cnisim: --warmup: ${warmup.error}`);
     return ExitCode.USAGE;
   }
-  let text: string;
-  try {
-    text = readFileSync(script, "utf8");
-  } catch (e) {
-    await ctx.err.line(`cnisim: ${script}: cannot read: ${(e as Error).message}`);
-    return ExitCode.FAILURE;
-  }
-  const loaded = await loadFiles(options.file);
-  for (const w of loaded.warnings) await ctx.err.line(`cnisim: warning: ${formatDiagnostic(w)}`);
-  const cluster = LabCluster.create(loaded, { scheduler: defaultScheduler });
-  if (!cluster.ok) {
-    await ctx.err.line(`cnisim: ${cluster.error}`);
-    return ExitCode.FAILURE;
-  }
-  const base = dirname(script);
-  const files = new LabFiles((path) => {
-    try {
-      return ok(readFileSync(isAbsolute(path) ? path : resolve(base, path), "utf8"));
-    } catch (e) {
-      return err((e as Error).message);
-    }
-  });
-  const lines: { stream: "out" | "err"; text: string }[] = [];
-  const result = runLab(
-    cluster.value,
-    text,
-    { files, stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo, scriptName: script },
-    { out: (l) => lines.push({ stream: "out", text: l }), err: (l) => lines.push({ stream: "err", text: l }) },
+  return runLabFile(
+    script,
+    options.file,
+    { stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo },
+    ctx,
   );
-  let last: "out" | "err" | null = null;
-  for (const l of lines) {
-    if (last !== null && last !== l.stream) await (last === "out" ? ctx.out : ctx.err).flush();
-    await (l.stream === "out" ? ctx.out : ctx.err).line(l.text);
-    last = l.stream;
-  }
-  return result.ok ? ExitCode.OK : ExitCode.FAILURE;
 }

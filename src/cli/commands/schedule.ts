@@ -93,6 +93,7 @@ async function schedule(options: ScheduleOptions, ctx: CliContext): Promise<Exit
   const results = finalResults(scheduler.scheduleAll());
   scheduler.dispose();
   if (options.output === "json") await ctx.out.line(jsonReport(results));
+  else if (results.length === 0) await ctx.out.line(`No pending pods: ${store.count("Pod")} pod(s), all bound by spec.nodeName or not for this scheduler.`);
   else for (const line of textReport(results, options.explain === true)) await ctx.out.line(line);
   return ExitCode.OK;
 }

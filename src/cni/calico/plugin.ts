@@ -19,13 +19,20 @@ import { BgpSpeaker } from "./bgp/speaker.js";
 import { BgpTimers } from "./bgp/timers.js";
 import type { BgpTransport } from "./bgp/transport.js";
 import { calicoRouteSink, CalicoMode, type VtepInfo } from "./routes.js";
+import { CALICO_VXLAN_PORT, CALICO_VXLAN_VNI } from "./constants.js";
+import { CalicoEbpf } from "./ebpf.js";
+import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { KubeObject } from "../../k8s/types.js";
 import { wireCalicoWorkload } from "./workload.js";
 
-export const CALICO_VXLAN_VNI = 4096;
-export const CALICO_VXLAN_PORT = 4789;
+export { CALICO_VXLAN_PORT, CALICO_VXLAN_VNI };
 
 export interface CalicoOptions {
   readonly mode: CalicoMode;
+  /** iptables (felix's chains) or ebpf (datapath programs, kube-proxy replaced). */
+  readonly dataplane: "iptables" | "ebpf";
+  /** MAC of an underlay neighbour (node, host, gateway) by address: the eBPF FIB's neighbour entries. */
+  readonly underlayMac: (ip: number) => number | undefined;
   /** TCP port-179 transport of a node's BGP speaker; null when the model has no TCP yet. */
   readonly bgpTransport: ((node: CniNode) => BgpTransport) | null;
 }
@@ -35,7 +42,7 @@ interface CalicoNodeState {
   readonly tunl0: IpipDevice | null;
   readonly vxlan: VxlanDevice | null;
   readonly tunnelAddress: number;
-  readonly policy: IptablesPolicy;
+  readonly policy: IptablesPolicy | null;
   readonly speaker: BgpSpeaker | null;
   /** Blocks with a blackhole route and announced over BGP. */
   readonly blocks: Set<string>;
@@ -43,6 +50,7 @@ interface CalicoNodeState {
 
 interface CalicoPod {
   readonly node: CalicoNodeState;
+  readonly ip: number;
   readonly ns: NetNamespace;
   readonly veth: PodVeth;
   readonly handle: string;
@@ -50,8 +58,10 @@ interface CalicoPod {
 
 export class CalicoPlugin implements CniPlugin {
   readonly name: string;
-  readonly policyEnforcement = PolicyEnforcement.IPTABLES;
+  readonly policyEnforcement: PolicyEnforcement;
+  readonly replacesKubeProxy: boolean;
   readonly podMtu: number;
+  private readonly ebpf: CalicoEbpf | null;
   readonly ipam: CalicoBlockIpam;
   readonly timers: BgpTimers;
   private readonly nodes = new Map<string, CalicoNodeState>();
@@ -64,7 +74,10 @@ export class CalicoPlugin implements CniPlugin {
     readonly options: CalicoOptions,
   ) {
     const cni = ctx.network.cni;
-    this.name = `calico-${options.mode}`;
+    this.name = `calico-${options.mode}${options.dataplane === "ebpf" ? "-ebpf" : ""}`;
+    this.policyEnforcement = options.dataplane === "ebpf" ? PolicyEnforcement.EBPF : PolicyEnforcement.IPTABLES;
+    this.replacesKubeProxy = options.dataplane === "ebpf";
+    this.ebpf = options.dataplane === "ebpf" ? new CalicoEbpf(ctx, options.mode) : null;
     this.podMtu = cni.mtu;
     this.ipam = new CalicoBlockIpam(cni.podCIDR, cni.blockSize ?? 26);
     this.timers = new BgpTimers(ctx.world.sim);
@@ -87,8 +100,16 @@ export class CalicoPlugin implements CniPlugin {
       `pods: cali* veth (MAC ee:ee:ee:ee:ee:ee, proxy ARP), pod eth0 /32 with default via 169.254.1.1, host route <pod>/32 dev cali*; MTU ${this.podMtu}`,
       `between nodes: ${encap}`,
       "routes to other nodes' blocks: learned over a BGP full mesh (AS 64512, TCP 179), installed by BIRD",
-      `natOutgoing: MASQUERADE from the pool to outside it`,
-      "NetworkPolicy: iptables personality (FORWARD -> cali-FORWARD: established first, then cali-fw-*/cali-tw-* per pod interface)",
+      ...(this.ebpf === null
+        ? [
+            "natOutgoing: MASQUERADE from the pool to outside it",
+            "NetworkPolicy: iptables personality (FORWARD -> cali-FORWARD: established first, then cali-fw-*/cali-tw-* per pod interface)",
+          ]
+        : [
+            "eBPF dataplane: programs at tc ingress/egress of every cali veth, eth0 and the tunnel device; natOutgoing as eBPF masquerade",
+            "kube-proxy replaced: Services in the datapath's LB maps; NodePort to a remote backend is tunnelled there keeping the client address",
+            "NetworkPolicy: eBPF personality (policy maps consulted by the programs; established flows not re-checked)",
+          ]),
     ];
   }
 
@@ -134,9 +155,12 @@ export class CalicoPlugin implements CniPlugin {
       ns.addAddress(vxlan, tunnelAddress, 32);
       this.vteps.set(node.ip, { nodeIp: node.ip, tunnelAddress, mac: vxlan.mac });
     }
-    const policy = new IptablesPolicy(ns, this.ctx.policy, "cali");
-    policy.install();
-    this.installNatOutgoing(ns);
+    let policy: IptablesPolicy | null = null;
+    if (this.ebpf === null) {
+      policy = new IptablesPolicy(ns, this.ctx.policy, "cali");
+      policy.install();
+      this.installNatOutgoing(ns);
+    } else this.ebpf.setupNode(node, tunl0 ?? vxlan);
     const state: CalicoNodeState = { node, tunl0, vxlan, tunnelAddress, policy, speaker: null, blocks: new Set() };
     const transport = this.options.bgpTransport?.(node) ?? null;
     const speaker =
@@ -164,6 +188,7 @@ export class CalicoPlugin implements CniPlugin {
   }
 
   start(): Result<void, CniError> {
+    this.ebpf?.fillFib(this.options.underlayMac);
     for (const a of this.nodes.values()) {
       if (a.speaker === null) continue;
       for (const b of this.nodes.values()) if (b !== a) a.speaker.addPeer(b.node.ip);
@@ -195,8 +220,12 @@ export class CalicoPlugin implements CniPlugin {
       return wired;
     }
     this.syncBlocks(req.node.name);
-    state.policy.addEndpoint(wired.value.host, req.key);
-    this.pods.set(req.key, { node: state, ns: req.ns, veth: wired.value, handle: req.handle });
+    state.policy?.addEndpoint(wired.value.host, req.key);
+    if (this.ebpf !== null) {
+      this.ebpf.setBlocks(this.ipam.allBlocks());
+      this.ebpf.addEndpoint(req.node.name, req.key, addr.value, wired.value.host, wired.value.pod.mac);
+    }
+    this.pods.set(req.key, { node: state, ip: addr.value, ns: req.ns, veth: wired.value, handle: req.handle });
     return ok({ ip: addr.value, podInterface: wired.value.pod, hostInterface: wired.value.host });
   }
 
@@ -204,7 +233,8 @@ export class CalicoPlugin implements CniPlugin {
     const p = this.pods.get(key);
     if (p === undefined) return;
     this.pods.delete(key);
-    p.node.policy.removeEndpoint(p.veth.host);
+    p.node.policy?.removeEndpoint(p.veth.host);
+    this.ebpf?.removeEndpoint(p.node.node.name, p.ip);
     deletePodVeth(p.veth, p.ns, p.node.node.ns);
     this.ipam.release(p.handle);
   }
@@ -216,7 +246,11 @@ export class CalicoPlugin implements CniPlugin {
 
   /** Re-puts Calico's FORWARD/INPUT jumps first (after kube-proxy prepended its own). */
   reassertChains(): void {
-    for (const n of this.nodes.values()) n.policy.assertJumps();
+    for (const n of this.nodes.values()) n.policy?.assertJumps();
+  }
+
+  syncServices(services: readonly KubeObject<"Service">[], slices: readonly EndpointSlice[]): void {
+    this.ebpf?.syncServices(services, slices);
   }
 
   /** Blackhole route + BGP origination for every block that became affine to the node. */

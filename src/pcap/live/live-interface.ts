@@ -13,7 +13,10 @@ export const LIVE_MAX_FRAME = 65535;
 export interface LiveOpenOptions {
   /** A pcap-filter(7) expression; only matching frames are delivered. */
   readonly filter?: string;
-  /** Kernel capture buffer in bytes (default 4 MiB). */
+  /**
+   * Kernel capture ring in bytes (default 32 MiB). cap fixes the snapshot length at 65535, so each
+   * ring slot takes 64 KiB and the default holds about 500 frames queued while the emulator is busy.
+   */
   readonly bufferBytes?: number;
   /**
    * Leave out frames the host itself sends on the interface (default true: the emulator must not
@@ -40,7 +43,7 @@ export interface LiveStats {
   sendErrors: number;
 }
 
-const DEFAULT_BUFFER_BYTES = 4 << 20;
+const DEFAULT_BUFFER_BYTES = 32 << 20;
 /** CAP_NET_RAW's bit in /proc/self/status CapEff (linux/capability.h). */
 const CAP_NET_RAW_BIT = 13n;
 

@@ -18,14 +18,14 @@ export function tsharkMissing(): string | null {
 }
 
 /** One row per frame: the requested fields, "|"-separated values as tshark prints them. */
-export async function tsharkFields(frames: readonly Uint8Array[], fields: readonly string[]): Promise<string[][]> {
+export async function tsharkFields(frames: readonly Uint8Array[], fields: readonly string[], extra: readonly string[] = []): Promise<string[][]> {
   const dir = mkdtempSync(join(tmpdir(), "cnisim-tshark-"));
   try {
     const file = join(dir, "frames.pcap");
     const w = PcapWriter.toFile(file, { linkType: 1 });
     frames.forEach((f, i) => w.write({ tsNs: BigInt(i) * 1000n, data: f }));
     await w.close();
-    const out = execFileSync("tshark", ["-r", file, "-T", "fields", "-E", "separator=|", ...fields.flatMap((f) => ["-e", f])], { encoding: "utf8", timeout: 60_000 });
+    const out = execFileSync("tshark", ["-r", file, ...extra, "-T", "fields", "-E", "separator=|", ...fields.flatMap((f) => ["-e", f])], { encoding: "utf8", timeout: 60_000 });
     return out.trimEnd().split("\n").map((line) => line.split("|"));
   } finally {
     rmSync(dir, { recursive: true, force: true });
