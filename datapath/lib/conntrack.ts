@@ -2,6 +2,8 @@
 // reverse direction first (REPLY / RELATED win over ESTABLISHED), then forward; TCP flags accumulate per
 // direction and choose the lifetime (until a packet without SYN: 60 s, established 6 h, both sides closing 10 s, non-TCP 60 s);
 // an RST before both SYNs were seen closes at once; a SYN on a closing entry reopens it.
+// Times are 64-bit ns values: they are computed and written inside the function using them, from ctx.now
+// and lifetimes in seconds, so no wide number crosses a call (V8 would box it: an allocation per packet).
 // Entries are keyed (saddr, daddr, sport, dport, proto, flags) with the flow's original direction: OUT for
 // flows an endpoint opened (egress), IN for flows it accepted (ingress), SERVICE for load-balancer entries.
 import { IPPROTO_ICMP, IPPROTO_TCP } from "../../src/wire/checksum.js";
@@ -12,14 +14,17 @@ import { CT_VALUE_WORDS, CtFlag, CtTupleFlag, CtValue } from "../maps/conntrack.
 import { DropReason } from "../reasons.js";
 
 const SEC = 1_000_000_000;
-/** Lifetimes in ns, Cilium's defaults (CT_CONNECTION_LIFETIME_TCP etc. in bpf/node_config.h). */
+const TWO_32 = 0x100000000;
+/** Lifetimes in seconds, Cilium's defaults (CT_CONNECTION_LIFETIME_TCP etc. in bpf/node_config.h). */
+const LifetimeSec = { TCP: 21600, NONTCP: 60, SYN: 60, CLOSE: 10, SERVICE_TCP: 21600, SERVICE_NONTCP: 60 } as const;
+/** Lifetimes in ns. */
 export const CtLifetime = {
-  TCP: 21600 * SEC,
-  NONTCP: 60 * SEC,
-  SYN: 60 * SEC,
-  CLOSE: 10 * SEC,
-  SERVICE_TCP: 21600 * SEC,
-  SERVICE_NONTCP: 60 * SEC,
+  TCP: LifetimeSec.TCP * SEC,
+  NONTCP: LifetimeSec.NONTCP * SEC,
+  SYN: LifetimeSec.SYN * SEC,
+  CLOSE: LifetimeSec.CLOSE * SEC,
+  SERVICE_TCP: LifetimeSec.SERVICE_TCP * SEC,
+  SERVICE_NONTCP: LifetimeSec.SERVICE_NONTCP * SEC,
 } as const;
 
 /** Lookup results (Cilium's CT_NEW, CT_ESTABLISHED, CT_REPLY, CT_RELATED, CT_REOPENED). */
@@ -29,13 +34,6 @@ export type CtStatus = (typeof CtStatus)[keyof typeof CtStatus];
 /** Which side of the endpoint the lookup happens on (Cilium's CT_EGRESS / CT_INGRESS / CT_SERVICE). */
 export const CtDir = { EGRESS: 0, INGRESS: 1, SERVICE: 2 } as const;
 export type CtDir = (typeof CtDir)[keyof typeof CtDir];
-
-/**
- * CtValue word holding the node to return replies to through the tunnel (NodePort keeping the client
- * address). BACKEND_ID is only meaningful in SERVICE entries, so OUT/IN entries reuse the word; a
- * dedicated word in maps/conntrack.ts would be cleaner (asked for in the datapath report).
- */
-export const CT_TUNNEL_RETURN = CtValue.BACKEND_ID;
 
 const TCP_SYN = 0x02;
 const TCP_FIN = 0x01;
@@ -82,25 +80,26 @@ export function ctCreate(ctx: DatapathCtx, dir: CtDir): number {
   const ct = ctx.maps.ct;
   const flag = dir === CtDir.EGRESS ? CtTupleFlag.OUT : dir === CtDir.INGRESS ? CtTupleFlag.IN : CtTupleFlag.SERVICE;
   const tcpFlags = ctx.proto === IPPROTO_TCP ? ctx.hdr.tcpFlags & 0xff : 0;
-  const slot = ct.createV4(ctx.ctSaddr, ctx.ctDaddr, ctx.ctSport, ctx.ctDport, ctx.proto, flag, ctx.now, lifetimeFor(ctx.proto, tcpFlags, dir));
+  const slot = ct.insertV4(ctx.ctSaddr, ctx.ctDaddr, ctx.ctSport, ctx.ctDport, ctx.proto, flag);
   if (slot < 0) {
     ctx.site = "datapath/lib/conntrack:create";
     return DropReason.CT_CREATE_FAILED;
   }
-  const v = ct.values;
+  const v = ct.values; // read after insertV4: a noPrealloc map replaces it when it grows
   const base = slot * CT_VALUE_WORDS;
-  if (!ct.created) {
-    // The tuple already had an entry (an ICMP error's own tuple, which lookups do not consult): start over.
-    v.fill(0, base, base + CT_VALUE_WORDS);
-    ct.setExpiry(slot, ctx.now + lifetimeFor(ctx.proto, tcpFlags, dir));
-  }
+  // A tuple that already had an entry (an ICMP error's own tuple, which lookups do not consult) starts over.
+  if (!ct.created) v.fill(0, base, base + CT_VALUE_WORDS);
+  const now = ctx.now;
+  v[base + CtValue.CREATED_NS] = now >>> 0;
+  v[base + CtValue.CREATED_NS + 1] = (now / TWO_32) >>> 0;
+  expireIn(ctx, v, base, lifetimeSec(ctx.proto, tcpFlags, dir));
   let flags = ctx.nodePort ? CtFlag.NODE_PORT : 0;
   if (ctx.proto === IPPROTO_TCP && (tcpFlags & TCP_SYN) === 0) flags |= CtFlag.SEEN_NON_SYN;
   v[base + CtValue.FLAGS] = flags;
   v[base + CtValue.TCP_FLAGS_SEEN] = tcpFlags;
   v[base + CtValue.REV_NAT_INDEX] = ctx.revNatIndex;
   if (dir === CtDir.SERVICE) v[base + CtValue.BACKEND_ID] = ctx.backendId;
-  else v[base + CT_TUNNEL_RETURN] = ctx.tunnelReturn;
+  else v[base + CtValue.TUNNEL_RETURN] = ctx.tunnelReturn;
   v[base + CtValue.SRC_IDENTITY] = ctx.srcIdentity;
   v[base + CtValue.ORIG_SADDR] = ctx.origSaddr;
   v[base + CtValue.ORIG_DADDR] = ctx.origDaddr;
@@ -113,11 +112,23 @@ export function ctCreate(ctx: DatapathCtx, dir: CtDir): number {
   return 0;
 }
 
-/** Lifetime of an entry given the flags seen so far (ct_update_timeout). */
+/** Lifetime in ns of an entry given the flags seen so far (ct_update_timeout). */
 export function lifetimeFor(proto: number, flagsSeen: number, dir: CtDir): number {
-  if (proto !== IPPROTO_TCP) return dir === CtDir.SERVICE ? CtLifetime.SERVICE_NONTCP : CtLifetime.NONTCP;
-  if ((flagsSeen & TCP_SYN) !== 0) return CtLifetime.SYN; // a SYN or SYN-ACK: not yet seen a non-SYN packet
-  return dir === CtDir.SERVICE ? CtLifetime.SERVICE_TCP : CtLifetime.TCP;
+  return lifetimeSec(proto, flagsSeen, dir) * SEC;
+}
+
+/** lifetimeFor in seconds (a small integer: safe to return from a call on the packet path). */
+function lifetimeSec(proto: number, flagsSeen: number, dir: CtDir): number {
+  if (proto !== IPPROTO_TCP) return dir === CtDir.SERVICE ? LifetimeSec.SERVICE_NONTCP : LifetimeSec.NONTCP;
+  if ((flagsSeen & TCP_SYN) !== 0) return LifetimeSec.SYN; // a SYN or SYN-ACK: not yet seen a non-SYN packet
+  return dir === CtDir.SERVICE ? LifetimeSec.SERVICE_TCP : LifetimeSec.TCP;
+}
+
+/** EXPIRES_NS of the entry at `base` := ctx.now + `seconds`, the sum formed and split into words here. */
+function expireIn(ctx: DatapathCtx, v: Uint32Array, base: number, seconds: number): void {
+  const t = ctx.now + seconds * SEC;
+  v[base + CtValue.EXPIRES_NS] = t >>> 0;
+  v[base + CtValue.EXPIRES_NS + 1] = (t / TWO_32) >>> 0;
 }
 
 function setStatus(ctx: DatapathCtx, status: CtStatus): CtStatus {
@@ -128,7 +139,9 @@ function setStatus(ctx: DatapathCtx, status: CtStatus): CtStatus {
 /** The slot when it is live at ctx.now; an expired entry is deleted (GC on access) and reported as a miss. */
 function live(ctx: DatapathCtx, slot: number): number {
   if (slot < 0) return slot;
-  if (ctx.maps.ct.expiresAt(slot) > ctx.now) return slot;
+  const v = ctx.maps.ct.values;
+  const e = slot * CT_VALUE_WORDS + CtValue.EXPIRES_NS;
+  if (v[e]! + v[e + 1]! * TWO_32 > ctx.now) return slot;
   ctx.maps.ct.deleteSlot(slot);
   return -1;
 }
@@ -144,12 +157,12 @@ function touch(ctx: DatapathCtx, slot: number, reply: boolean, dir: CtDir): CtSt
   let status: CtStatus = CtStatus.ESTABLISHED;
   if (tcp && (pktFlags & TCP_SYN) === 0) flags |= CtFlag.SEEN_NON_SYN;
   if ((flags & CLOSING) !== CLOSING) {
-    const lifetime = !tcp
-      ? lifetimeFor(ctx.proto, 0, dir)
+    const seconds = !tcp
+      ? lifetimeSec(ctx.proto, 0, dir)
       : (flags & CtFlag.SEEN_NON_SYN) !== 0
-        ? dir === CtDir.SERVICE ? CtLifetime.SERVICE_TCP : CtLifetime.TCP
-        : CtLifetime.SYN;
-    ct.setExpiry(slot, ctx.now + lifetime);
+        ? dir === CtDir.SERVICE ? LifetimeSec.SERVICE_TCP : LifetimeSec.TCP
+        : LifetimeSec.SYN;
+    expireIn(ctx, v, base, seconds);
   }
   const seen = v[base + CtValue.TCP_FLAGS_SEEN]!;
   v[base + CtValue.TCP_FLAGS_SEEN] = reply ? seen | (pktFlags << 8) : seen | pktFlags;
@@ -157,10 +170,10 @@ function touch(ctx: DatapathCtx, slot: number, reply: boolean, dir: CtDir): CtSt
     const bothSyns = (seen & TCP_SYN) !== 0 && (seen & (TCP_SYN << 8)) !== 0;
     if ((pktFlags & TCP_RST) !== 0 && !bothSyns && dir !== CtDir.SERVICE) flags |= CLOSING;
     else flags |= reply ? CtFlag.RX_CLOSING : CtFlag.TX_CLOSING;
-    if ((flags & CLOSING) === CLOSING) ct.setExpiry(slot, ctx.now + CtLifetime.CLOSE);
+    if ((flags & CLOSING) === CLOSING) expireIn(ctx, v, base, LifetimeSec.CLOSE);
   } else if (tcp && (flags & CLOSING) !== 0 && (pktFlags & TCP_SYN) !== 0) {
     flags &= ~CLOSING;
-    ct.setExpiry(slot, ctx.now + lifetimeFor(ctx.proto, pktFlags, dir));
+    expireIn(ctx, v, base, lifetimeSec(ctx.proto, pktFlags, dir));
     status = CtStatus.REOPENED;
   }
   v[base + CtValue.FLAGS] = flags;
@@ -171,7 +184,7 @@ function touch(ctx: DatapathCtx, slot: number, reply: boolean, dir: CtDir): CtSt
   const revNat = v[base + CtValue.REV_NAT_INDEX]!;
   if (revNat !== 0) ctx.revNatIndex = revNat;
   if (dir === CtDir.SERVICE) ctx.backendId = v[base + CtValue.BACKEND_ID]!;
-  else if ((flags & CtFlag.NODE_PORT) !== 0) ctx.tunnelReturn = v[base + CT_TUNNEL_RETURN]!;
+  else if ((flags & CtFlag.NODE_PORT) !== 0) ctx.tunnelReturn = v[base + CtValue.TUNNEL_RETURN]!;
   return status;
 }
 

@@ -30,11 +30,12 @@ export interface DatapathMapSizes {
 
 /**
  * Fresh maps for one node. LB and endpoint sizes are Cilium's defaults; conntrack and SNAT default to 64k
- * entries (Cilium: 512k) because the conntrack map preallocates and a simulated cluster has many nodes.
+ * entries (Cilium: 512k). The conntrack map does not preallocate (noPrealloc): a simulated cluster has many
+ * nodes and few connections per node.
  */
 export function createDatapathMaps(sizes: DatapathMapSizes = {}): DatapathMaps {
   return {
-    ct: new ConntrackMap(sizes.ct ?? 65536),
+    ct: new ConntrackMap(sizes.ct ?? 65536, { noPrealloc: true }),
     ipcache: new IpCache(sizes.ipcache ?? 512000),
     endpoints: new EndpointMap(sizes.endpoints ?? 65536),
     lb: new LbMaps(sizes.lb ?? 65536),

@@ -37,7 +37,7 @@ export function createCniPlugin(ctx: CniContext, o: CniFactoryOptions): Result<C
       if (!FLANNEL_BACKENDS.includes(backend)) return fail(`spec.cni.mode: ${cni.plugin} supports ${FLANNEL_BACKENDS.join(", ")} (got ${backend})`);
       const checked = FlannelPlugin.check(ctx, backend as FlannelBackend, o.source);
       if (!checked.ok) return err({ source: checked.error.subject, reason: checked.error.reason });
-      return ok(new FlannelPlugin(ctx, { backend: backend as FlannelBackend, canal: cni.plugin === "canal", source: o.source }));
+      return ok(new FlannelPlugin(ctx, { backend: backend as FlannelBackend, canal: cni.plugin === "canal" }));
     }
     case "bridge":
       if (ctx.nodes.length !== 1) return fail(`spec.cni.plugin: bridge is a single-host network (docker0) but the cluster has ${ctx.nodes.length} nodes`);

@@ -5,10 +5,10 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { DropReason, dropReasonByCode } from "../../datapath/reasons.js";
 import type { NetNamespace } from "../net/stack/namespace.js";
 import type { PacketLedger } from "../trace/ledger.js";
-import { accountCluster } from "./accountant.js";
+import { accountCluster, type Accounts } from "./accountant.js";
 import { COST_STEPS, type CostModel } from "./cost-model.js";
 import type { DropCounter } from "./drop-counter.js";
-import type { MeteredCluster } from "./metered.js";
+import type { MeteredCluster, MeteredNode, MeteredPod } from "./metered.js";
 
 export interface PrometheusSource {
   readonly cluster: MeteredCluster;
@@ -62,24 +62,38 @@ const INTERFACE_FIELDS = [
 ] as const;
 
 /** The namespaces of the cluster with their node and a netns label ("host" or "namespace/pod"). */
-function namespaces(cluster: MeteredCluster): { node: string; netns: string; ns: NetNamespace }[] {
+function namespaces(nodes: readonly MeteredNode[], pods: readonly MeteredPod[]): { node: string; netns: string; ns: NetNamespace }[] {
   const out: { node: string; netns: string; ns: NetNamespace }[] = [];
-  for (const n of cluster.nodes()) if (n.ns !== null) out.push({ node: n.name, netns: "host", ns: n.ns });
-  for (const p of cluster.pods()) if (p.ns !== null) out.push({ node: p.nodeName, netns: `${p.namespace}/${p.name}`, ns: p.ns });
+  for (const n of nodes) if (n.ns !== null) out.push({ node: n.name, netns: "host", ns: n.ns });
+  for (const p of pods) if (p.ns !== null) out.push({ node: p.nodeName, netns: `${p.namespace}/${p.name}`, ns: p.ns });
   return out;
 }
 
-/** A registry whose metrics read `source` on every scrape. */
+interface Snapshot {
+  readonly accounts: Accounts;
+  readonly nodes: readonly MeteredNode[];
+  readonly pods: readonly MeteredPod[];
+  readonly namespaces: readonly { node: string; netns: string; ns: NetNamespace }[];
+}
+
+/**
+ * A registry whose metrics read `source` on every scrape. prom-client collects metrics in
+ * registration order, so the first one takes the snapshot the others read.
+ */
 export function createPrometheusRegistry(source: PrometheusSource): Registry {
   const registry = new Registry();
-  let cache: { time: number; accounts: ReturnType<typeof accountCluster> } | null = null;
-  const accounts = (): ReturnType<typeof accountCluster> => {
-    const now = source.nowNs();
-    if (cache === null || cache.time !== now) cache = { time: now, accounts: accountCluster(source.cluster, source.model, now) };
-    return cache.accounts;
+  let snap: Snapshot | null = null;
+  const take = (): Snapshot => {
+    const accounts = accountCluster(source.cluster, source.model, source.nowNs());
+    const nodes = accounts.nodes.map((n) => n.node);
+    const pods = accounts.pods.map((p) => p.pod);
+    return { accounts, nodes, pods, namespaces: namespaces(nodes, pods) };
   };
+  const s = (): Snapshot => (snap ??= take());
+  const accounts = (): Accounts => s().accounts;
 
   counter(registry, "cnisim_node_cpu_usage_seconds_total", "Cumulative CPU time of the node: system baseline, datapath work and pods", ["node"], (set) => {
+    snap = take();
     for (const n of accounts().nodes) set({ node: n.node.name }, n.cpuNs / S);
   });
   gauge(registry, "cnisim_node_memory_working_set_bytes", "Memory of the node: system baseline, pods and conntrack entries", ["node"], (set) => {
@@ -96,7 +110,7 @@ export function createPrometheusRegistry(source: PrometheusSource): Registry {
   });
   for (const [metric, field, help] of INTERFACE_FIELDS) {
     counter(registry, `cnisim_interface_${metric}_total`, help, ["node", "netns", "interface"], (set) => {
-      for (const { node, netns, ns } of namespaces(source.cluster)) {
+      for (const { node, netns, ns } of s().namespaces) {
         for (const dev of ns.devicesInOrder()) set({ node, netns, interface: dev.name }, dev.stats[field]);
       }
     });
@@ -106,8 +120,8 @@ export function createPrometheusRegistry(source: PrometheusSource): Registry {
   });
   counter(registry, "cnisim_policy_verdicts_total", "NetworkPolicy decisions by node: allowed and denied packets", ["node", "verdict"], (set) => {
     const lookups = new Map<string, number>();
-    for (const p of source.cluster.pods()) if (p.policyMap !== null) lookups.set(p.nodeName, (lookups.get(p.nodeName) ?? 0) + p.policyMap.stats.lookups);
-    for (const n of source.cluster.nodes()) {
+    for (const p of s().pods) if (p.policyMap !== null) lookups.set(p.nodeName, (lookups.get(p.nodeName) ?? 0) + p.policyMap.stats.lookups);
+    for (const n of s().nodes) {
       const denied = source.drops.count(n.name, POLICY_DROP_REASONS);
       set({ node: n.name, verdict: "allowed" }, Math.max(0, (lookups.get(n.name) ?? 0) - denied));
       set({ node: n.name, verdict: "denied" }, denied);
@@ -115,8 +129,8 @@ export function createPrometheusRegistry(source: PrometheusSource): Registry {
   });
   gauge(registry, "cnisim_conntrack_entries", "Connection tracking entries in use (netfilter table of every namespace, eBPF CT map)", ["node", "datapath"], (set) => {
     const nf = new Map<string, number>();
-    for (const { node, ns } of namespaces(source.cluster)) nf.set(node, (nf.get(node) ?? 0) + ns.netfilter.conntrack.count);
-    for (const n of source.cluster.nodes()) {
+    for (const { node, ns } of s().namespaces) nf.set(node, (nf.get(node) ?? 0) + ns.netfilter.conntrack.count);
+    for (const n of s().nodes) {
       set({ node: n.name, datapath: "netfilter" }, nf.get(n.name) ?? 0);
       if (n.maps !== null) set({ node: n.name, datapath: "ebpf" }, n.maps.ct.size);
     }

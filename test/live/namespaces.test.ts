@@ -1,6 +1,6 @@
 // Live mode against the real kernel: namespaces `client` and `emu` joined by a veth; cnisim runs
 // inside `emu` (so nothing it sends reaches the machine's interfaces) with an emulated host behind
-// the attached veth end; the real `ping` in `client` gets its replies, and tshark (the oracle) finds
+// the attached veth end; the real `ping` and `curl` in `client` get their answers, and tshark (the oracle) finds
 // the frames on the client side well formed: ARP answered, checksums good.
 
 import { test } from "node:test";
@@ -24,7 +24,7 @@ async function startEmulator(lab: LiveLab, ns: string, args: readonly string[]):
   return emu;
 }
 
-test("a real ping from another namespace is answered by an emulated host through attach", { skip: skip ?? false }, async () => {
+test("a real ping and curl from another namespace are answered by an emulated host through attach", { skip: skip ?? false }, async () => {
   const lab = new LiveLab("ping");
   try {
     const client = lab.netns("client");
@@ -33,20 +33,29 @@ test("a real ping from another namespace is answered by an emulated host through
     lab.ip(client, "addr", "add", "192.0.2.1/24", "dev", "vcli");
     const pcap = join(lab.tempDir(), "client.pcap");
     const dump = await startTcpdump(lab, client, "vcli", pcap);
-    const emu = await startEmulator(lab, emuNs, ["--iface", "vemu", "--addr", "192.0.2.2/24"]);
+    lab.txChecksumOff(client, "vcli");
+    const emu = await startEmulator(lab, emuNs, ["--iface", "vemu", "--addr", "192.0.2.2/24", "--http", "Hello from the emulator\n"]);
 
     const ping = lab.exec(client, "ping", ["-n", "-c", "3", "-i", "0.2", "-W", "5", "192.0.2.2"], 30_000);
     assert.match(ping, /3 packets transmitted, 3 received/, ping);
+    const body = lab.exec(client, "curl", ["-s", "-m", "10", "http://192.0.2.2/"], 30_000);
+    assert.equal(body, "Hello from the emulator\n");
 
     assert.equal(await emu.interrupt(), 0, emu.stderr);
     assert.match(emu.stdout, /vemu as emu-host\/eth0: in (\d+) frames/);
-    assert.match(emu.stdout, /packets: (\d+) entered, \1 delivered, 0 dropped, 0 in flight/, emu.stdout);
+    const ledger = /packets: (\d+) entered, (\d+) delivered, 0 dropped, (\d+) in flight/.exec(emu.stdout);
+    assert.ok(ledger !== null, emu.stdout);
+    assert.equal(Number(ledger[1]), Number(ledger[2]) + Number(ledger[3]), "packet conservation, nothing dropped");
     await dump.interrupt();
 
     const arp = tsharkFields(pcap, "arp.opcode == 2", ["eth.src", "eth.dst", "arp.src.hw_mac", "arp.src.proto_ipv4", "arp.dst.hw_mac", "arp.dst.proto_ipv4"]);
     assert.ok(arp.length >= 1, `no ARP reply on the client side: ${dump.stderr} ${run("tshark", ["-r", pcap, "-n"])}`);
     assert.deepEqual(arp[0], [EMULATED_MAC, CLIENT_MAC, EMULATED_MAC, "192.0.2.2", CLIENT_MAC, "192.0.2.1"]);
 
+    // The emulated server's TCP segments: checksums good (tshark validates them with the option on).
+    const tcp = tsharkFields(pcap, "ip.src == 192.0.2.2 && tcp", ["ip.checksum.status", "tcp.checksum.status"]);
+    assert.ok(tcp.length >= 3, "handshake, response and close from the emulated server");
+    for (const r of tcp) assert.deepEqual(r, ["1", "1"]);
     const replies = tsharkFields(pcap, "icmp.type == 0", ["eth.src", "ip.src", "ip.dst", "ip.checksum.status", "icmp.checksum.status", "icmp.seq", "ip.ttl"]);
     assert.deepEqual(
       replies.map((r) => r[5]),

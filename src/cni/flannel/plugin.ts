@@ -30,8 +30,6 @@ export interface FlannelOptions {
   readonly backend: FlannelBackend;
   /** canal: Calico-style pod interfaces and Calico's iptables policy. */
   readonly canal: boolean;
-  /** Cluster file path, named in configuration errors. */
-  readonly source: string;
 }
 
 interface FlannelNode {

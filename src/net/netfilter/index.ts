@@ -9,7 +9,7 @@ export { Conntrack, type ConntrackStats } from "./conntrack/conntrack.js";
 export { DEFAULT_CONNTRACK_CONFIG, DEFAULT_CT_TIMEOUTS, type ConntrackConfig, type CtTimeouts } from "./conntrack/timeouts.js";
 export { formatConntrackEntry, type CtEntryInfo, type CtTupleInfo } from "./conntrack/listing.js";
 export { TCP_STATE_NAMES, TcpCt } from "./conntrack/tcp-states.js";
-export { NfTable, NfChain, type ChainPolicy } from "./table/table.js";
+export { NfTable, NfChain, type ChainPolicy, type NfCommitError } from "./table/table.js";
 export { NfRule } from "./table/rule.js";
 export {
   markTarget,
@@ -22,5 +22,6 @@ export {
   type RejectWith,
 } from "./table/spec.js";
 export { buildIcmpError, buildTcpReset } from "./reject.js";
-export { iptablesRestore, parseRuleArgs, splitWords, type RestoreError } from "./table/iptables-text.js";
-export { formatRuleArgs, formatTableSave } from "./table/format.js";
+export { parseRuleArgs, splitWords } from "./table/iptables-text.js";
+export { iptablesRestore, type RestoreError, type RestoreOptions } from "./table/restore.js";
+export { formatRuleArgs, formatTableSave, storedProbability } from "./table/format.js";

@@ -136,7 +136,7 @@ describe("from-netdev: NodePort with a remote backend", () => {
     assert.equal(arrived.tunnelSrc, N1);
     const inEntry = n2.maps.ct.lookupV4(CLIENT, POD_C, 50000, 8080, TCP, CtTupleFlag.IN);
     assert.ok(inEntry >= 0);
-    assert.equal(n2.maps.ct.values[inEntry * CT_VALUE_WORDS + CtValue.BACKEND_ID], N1, "tunnel return node");
+    assert.equal(n2.maps.ct.values[inEntry * CT_VALUE_WORDS + CtValue.TUNNEL_RETURN], N1, "tunnel return node");
 
     // The backend answers: back through the tunnel to node 1 (not straight to the client).
     const reply = skbOf(buildFrame({ src: POD_C, dst: CLIENT, proto: TCP, sport: 8080, dport: 50000, tcpFlags: SYN_ACK, srcMac: MAC_C }));

@@ -6,7 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DropReason } from "../../../datapath/reasons.js";
 import { NfVerdict } from "../../../src/net/netfilter/hooks.js";
-import { iptablesRestore, parseRuleArgs, splitWords } from "../../../src/net/netfilter/table/iptables-text.js";
+import { parseRuleArgs, splitWords } from "../../../src/net/netfilter/table/iptables-text.js";
+import { iptablesRestore } from "../../../src/net/netfilter/table/restore.js";
 import { TCP, TestHost, forward, tcpSeg } from "./helpers.js";
 
 const KUBE_PROXY = `

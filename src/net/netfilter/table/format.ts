@@ -34,6 +34,20 @@ function tcpFlags(bits: number): string {
   return names.length === 0 ? "NONE" : names.join(",");
 }
 
+/**
+ * libxt_statistic's save: the probability the kernel holds (a 31-bit fraction, p31 / 2^31) printed
+ * with "%.11f", i.e. the exact value rounded to 11 decimals, ties to even as glibc's printf does.
+ */
+export function storedProbability(p31: number): string {
+  const num = BigInt(p31) * 10n ** 11n;
+  const den = 1n << 31n;
+  let q = num / den;
+  const twice = (num % den) * 2n;
+  if (twice > den || (twice === den && (q & 1n) === 1n)) q += 1n;
+  const digits = q.toString().padStart(12, "0");
+  return `${digits.slice(0, -11)}.${digits.slice(-11)}`;
+}
+
 function quote(text: string): string {
   return `"${text.replace(/(["\\])/g, "\\$1")}"`;
 }
@@ -55,6 +69,8 @@ function targetText(r: NfRule, spec: NfRuleSpec): string {
       return "-j CT --notrack";
     case TargetKind.PROGRAM:
       return `-j PROGRAM --name ${r.programName}`;
+    case TargetKind.NONE:
+      return "";
     default:
       break;
   }
@@ -112,11 +128,10 @@ export function formatRuleArgs(r: NfRule): string {
     out.push(m.join(" "));
   }
   if (has & M.STATISTIC) {
-    const st = spec.statistic!;
     out.push(
-      st.mode === "random"
-        ? `-m statistic --mode random ${neg(r.statInv)}--probability ${(st.probability ?? 0).toFixed(11)}`
-        : `-m statistic --mode nth ${neg(r.statInv)}--every ${st.every} --packet ${st.packet ?? 0}`,
+      r.statMode === 0
+        ? `-m statistic --mode random ${neg(r.statInv)}--probability ${storedProbability(r.statProb31)}`
+        : `-m statistic --mode nth ${neg(r.statInv)}--every ${r.statEvery + 1} --packet ${r.statPacket}`,
     );
   }
   if (has & M.RECENT) {
@@ -128,7 +143,8 @@ export function formatRuleArgs(r: NfRule): string {
     m.push(`--name ${rc.name}`, `--mask ${formatIPv4((rc.mask ?? 0xffffffff) >>> 0)}`, rc.side === "dest" ? "--rdest" : "--rsource");
     out.push(m.join(" "));
   }
-  out.push(targetText(r, spec));
+  const target = targetText(r, spec);
+  if (target !== "") out.push(target);
   return out.join(" ");
 }
 

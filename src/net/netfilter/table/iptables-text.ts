@@ -1,12 +1,9 @@
-// iptables' own text: one rule's arguments ("-p tcp -m tcp --dport 80 -j DNAT --to-destination ..")
-// into a rule spec, and iptables-restore input (*table, :CHAIN POLICY, -A/-I/-D/-N/-X/-F, COMMIT)
-// applied to a Netfilter, so rules written for the kernel (kube-proxy's, a test's) run unchanged here.
-// Errors name the line and the option.
+// iptables' own text for one rule: a line split into words as iptables-restore splits it, and the
+// arguments ("-p tcp -m tcp --dport 80 -j DNAT --to-destination ..") parsed into a rule spec, so
+// rules written for the kernel (kube-proxy's, a test's) run unchanged here. Errors name the option.
 
 import { err, ok, type Result } from "../../../util/result.js";
-import { NF_TABLE_NAMES, type NfTableName } from "../hooks.js";
 import type { CtMatchStateName } from "../ct-state.js";
-import type { Netfilter } from "../netfilter.js";
 import { markTarget, REJECT_WITH, type AddrType, type NfRuleSpec, type NfTargetSpec, type RecentSpec, type RejectWith } from "./spec.js";
 import { TcpFlagBit } from "../conntrack/tcp-states.js";
 
@@ -341,8 +338,13 @@ export function parseRuleArgs(words: readonly string[]): Result<NfRuleSpec, stri
     chosen = target;
   } else {
     switch (targetName) {
-      case "":
-        return err("rule has no target (-j)");
+      case "": {
+        // iptables accepts a rule without -j: it counts and falls through. Target options need a target.
+        const targetOptions = Object.keys(natOpts).length > 0 || rejectWith !== undefined || logPrefix !== undefined || mark !== null || notrack;
+        if (targetOptions) return err("target options given without a target (-j)");
+        chosen = { kind: "NONE" };
+        break;
+      }
       case "ACCEPT":
       case "DROP":
       case "RETURN":
@@ -387,117 +389,4 @@ function flagsOf(o: { random?: boolean; randomFully?: boolean; persistent?: bool
     ...(o.randomFully === true ? { randomFully: true } : {}),
     ...(o.persistent === true ? { persistent: true } : {}),
   };
-}
-
-export interface RestoreError {
-  readonly line: number;
-  readonly reason: string;
-}
-
-/**
- * Applies iptables-restore input. Without noflush every table named in the input is emptied first
- * (rules flushed, user chains removed); with noflush (kube-proxy's mode) only chains declared with
- * ":NAME" are created or flushed. Stops at the first error.
- */
-export function iptablesRestore(nf: Netfilter, input: string, options: { noflush?: boolean } = {}): Result<void, RestoreError> {
-  const lines = input.split("\n");
-  let table: NfTableName | null = null;
-  const fail = (line: number, reason: string): Result<void, RestoreError> => err({ line, reason });
-  for (let n = 0; n < lines.length; n++) {
-    const lineNo = n + 1;
-    const line = lines[n]!.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    if (line.startsWith("*")) {
-      const name = line.slice(1);
-      if (!(NF_TABLE_NAMES as readonly string[]).includes(name)) return fail(lineNo, `unknown table "${name}"`);
-      table = name as NfTableName;
-      if (options.noflush !== true) {
-        const t = nf.table(table);
-        t.flush();
-        for (const c of t.chains()) if (!c.builtin) t.deleteChain(c.name);
-      }
-      continue;
-    }
-    if (table === null) return fail(lineNo, "rule outside a *table section");
-    const t = nf.table(table);
-    if (line === "COMMIT") {
-      table = null;
-      continue;
-    }
-    if (line.startsWith(":")) {
-      const m = /^:(\S+)\s+(\S+)(?:\s+\[\d+:\d+\])?$/.exec(line);
-      if (m === null) return fail(lineNo, `bad chain line "${line}"`);
-      const [, name, policy] = m as unknown as [string, string, string];
-      const chain = t.chain(name);
-      if (chain === undefined) {
-        const made = t.newChain(name);
-        if (!made.ok) return fail(lineNo, made.error.reason);
-      } else if (!chain.builtin) {
-        t.flush(name);
-      }
-      if (policy !== "-") {
-        if (policy !== "ACCEPT" && policy !== "DROP") return fail(lineNo, `bad policy "${policy}"`);
-        const set = t.setPolicy(name, policy);
-        if (!set.ok) return fail(lineNo, set.error.reason);
-      }
-      continue;
-    }
-    const words = splitWords(line);
-    if (!words.ok) return fail(lineNo, words.error);
-    const [op, chainName, ...rest] = words.value;
-    if (chainName === undefined) return fail(lineNo, `"${op}" needs a chain`);
-    let r: Result<unknown, { reason: string }>;
-    switch (op) {
-      case "-A":
-      case "--append":
-      case "-I":
-      case "--insert": {
-        let position = 1;
-        let args = rest;
-        if ((op === "-I" || op === "--insert") && rest[0] !== undefined && /^\d+$/.test(rest[0])) {
-          position = Number(rest[0]);
-          args = rest.slice(1);
-        }
-        const spec = parseRuleArgs(args);
-        if (!spec.ok) return fail(lineNo, spec.error);
-        r = op === "-A" || op === "--append" ? t.append(chainName, spec.value) : t.insert(chainName, spec.value, position);
-        break;
-      }
-      case "-D":
-      case "--delete": {
-        if (rest.length === 1 && /^\d+$/.test(rest[0]!)) {
-          r = t.delete(chainName, Number(rest[0]));
-          break;
-        }
-        const spec = parseRuleArgs(rest);
-        if (!spec.ok) return fail(lineNo, spec.error);
-        const wanted = JSON.stringify(spec.value);
-        const index = t.chain(chainName)?.rules.findIndex((rule) => JSON.stringify(rule.spec) === wanted) ?? -1;
-        if (index < 0) return fail(lineNo, "no matching rule to delete");
-        r = t.delete(chainName, index + 1);
-        break;
-      }
-      case "-N":
-      case "--new-chain":
-        r = t.newChain(chainName);
-        break;
-      case "-X":
-      case "--delete-chain":
-        r = t.deleteChain(chainName);
-        break;
-      case "-F":
-      case "--flush":
-        r = t.flush(chainName);
-        break;
-      case "-P":
-      case "--policy":
-        r = t.setPolicy(chainName, rest[0] === "DROP" ? "DROP" : "ACCEPT");
-        break;
-      default:
-        return fail(lineNo, `unsupported command "${op}"`);
-    }
-    if (!r.ok) return fail(lineNo, r.error.reason);
-  }
-  if (table !== null) return fail(lines.length, `table "${table}" has no COMMIT`);
-  return ok(undefined);
 }

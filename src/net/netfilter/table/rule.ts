@@ -52,6 +52,7 @@ export const TargetKind = {
   LOG: 11,
   NOTRACK: 12,
   PROGRAM: 13,
+  NONE: 14,
 } as const;
 export const TARGET_NAMES = [
   "ACCEPT",
@@ -68,6 +69,7 @@ export const TARGET_NAMES = [
   "LOG",
   "NOTRACK",
   "PROGRAM",
+  "NONE",
 ] as const;
 
 /** ICMP type/code REJECT sends for each --reject-with (code -1 = TCP reset). */

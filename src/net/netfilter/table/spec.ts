@@ -60,7 +60,9 @@ export type NfTargetSpec =
   | { readonly kind: "LOG"; readonly prefix?: string }
   /** raw table: the packet is not tracked (NOTRACK / CT --notrack). */
   | { readonly kind: "NOTRACK" }
-  | { readonly kind: "PROGRAM"; readonly name: string; readonly run: NfProgramFn };
+  | { readonly kind: "PROGRAM"; readonly name: string; readonly run: NfProgramFn }
+  /** No target (a rule written without -j): it only counts the packets it matches, then the next rule runs. */
+  | { readonly kind: "NONE" };
 
 /** MARK target from iptables' spellings: --set-mark v[/m], --or-mark, --and-mark, --xor-mark, --set-xmark v[/m]. */
 export function markTarget(op: "set" | "xset" | "or" | "and" | "xor", value: number, mask = 0xffffffff): NfTargetSpec {

@@ -1,62 +1,28 @@
 // An iptables table: built-in chains per hook with a policy and policy counters, user chains,
-// and the edits iptables offers (-N -X -F -A -I -D -R -P -Z). Edits are checked as the kernel and
-// iptables check a ruleset: targets only where their table and hooks allow, jumps only to existing
-// chains, no loops, no deleting a chain that is still referenced.
+// and the edits iptables offers (-N -X -F -A -I -D -R -P -Z). A single edit is checked at once as
+// the kernel checks a ruleset (targets only where their table and hooks allow, jumps only to
+// existing chains, no loops, no deleting a referenced chain). Inside a transaction (one
+// iptables-restore "*table ... COMMIT" block) the hook and loop checks run once at commit, over
+// the whole table, and a failed commit or a rollback puts the table back as it was.
 
 import { err, ok, type Result } from "../../../util/result.js";
-import { BUILTIN_CHAINS, NF_HOOK_NAMES, NfHook, type NfTableName } from "../hooks.js";
-import { compileRule, NfRule, TargetKind } from "./rule.js";
+import { BUILTIN_CHAINS, NF_HOOK_NAMES, type NfTableName } from "../hooks.js";
+import { NfChain, type ChainPolicy } from "./chain.js";
+import { checkTable, closureProblem, hookMaskOf, reaches, targetProblem } from "./jump-graph.js";
+import { compileRule, TargetKind, type NfRule } from "./rule.js";
 import type { NfError, NfRuleSpec } from "./spec.js";
 
-export type ChainPolicy = "ACCEPT" | "DROP";
+export { NfChain, type ChainPolicy } from "./chain.js";
 
-export class NfChain {
-  readonly rules: NfRule[] = [];
-  policy: ChainPolicy = "ACCEPT";
-  policyPackets = 0;
-  policyBytes = 0;
-  /** Rules (in any chain of the table) that jump or go to this chain. */
-  refs = 0;
-
-  constructor(
-    readonly name: string,
-    /** Hook of a built-in chain, -1 for a user chain. */
-    readonly hook: number,
-  ) {}
-
-  get builtin(): boolean {
-    return this.hook >= 0;
-  }
+/** A commit the checks refused: the error and the rule at fault (null when a chain is). */
+export interface NfCommitError extends NfError {
+  readonly rule: NfRule | null;
 }
 
-const hookBit = (hook: number): number => 1 << hook;
-const DNAT_HOOKS = hookBit(NfHook.PREROUTING) | hookBit(NfHook.OUTPUT);
-const SNAT_HOOKS = hookBit(NfHook.POSTROUTING) | hookBit(NfHook.INPUT);
-const REJECT_HOOKS = hookBit(NfHook.INPUT) | hookBit(NfHook.FORWARD) | hookBit(NfHook.OUTPUT);
-
-/** Why a target may not be used in this table for these hooks, or null when it may. */
-function targetProblem(table: NfTableName, target: number, hooks: number): string | null {
-  switch (target) {
-    case TargetKind.DNAT:
-    case TargetKind.REDIRECT:
-      if (table !== "nat") return "only valid in the nat table";
-      return hooks & ~DNAT_HOOKS ? "only valid in PREROUTING and OUTPUT" : null;
-    case TargetKind.SNAT:
-      if (table !== "nat") return "only valid in the nat table";
-      return hooks & ~SNAT_HOOKS ? "only valid in POSTROUTING and INPUT" : null;
-    case TargetKind.MASQUERADE:
-      if (table !== "nat") return "only valid in the nat table";
-      return hooks & ~hookBit(NfHook.POSTROUTING) ? "only valid in POSTROUTING" : null;
-    case TargetKind.NOTRACK:
-      return table === "raw" ? null : "only valid in the raw table";
-    case TargetKind.REJECT:
-      if (table === "nat") return "the nat table is not for filtering";
-      return hooks & ~REJECT_HOOKS ? "only valid in INPUT, FORWARD and OUTPUT" : null;
-    case TargetKind.DROP:
-      return table === "nat" ? "the nat table is not for filtering (DROP is inhibited)" : null;
-    default:
-      return null;
-  }
+/** What a rollback needs: the chain list at begin, and each touched chain's rules and policy before its first edit. */
+interface Transaction {
+  readonly chains: readonly NfChain[];
+  readonly saved: Map<NfChain, { readonly rules: readonly NfRule[]; readonly policy: ChainPolicy }>;
 }
 
 export class NfTable {
@@ -65,6 +31,7 @@ export class NfTable {
   readonly hooks: (NfChain | null)[] = [null, null, null, null, null];
   /** Bumped on every edit. */
   generation = 0;
+  private txn: Transaction | null = null;
 
   constructor(readonly name: NfTableName) {
     for (const hookName of BUILTIN_CHAINS[name]) {
@@ -90,6 +57,55 @@ export class NfTable {
     for (const c of this.chainMap.values()) if (c.rules.length > 0 || c.policy === "DROP") return true;
     return false;
   }
+
+  // ---- transactions ---------------------------------------------------------------------------
+
+  get inTransaction(): boolean {
+    return this.txn !== null;
+  }
+
+  /** Starts a transaction: edits until commit() or rollback() are checked for hooks and loops only at commit. */
+  begin(): Result<void, NfError> {
+    if (this.txn !== null) return this.fail("", "transaction", "a transaction is already open");
+    this.txn = { chains: [...this.chainMap.values()], saved: new Map() };
+    return ok(undefined);
+  }
+
+  /** Checks the whole table (loops, targets against the hooks reaching them); on failure rolls back. */
+  commit(): Result<void, NfCommitError> {
+    if (this.txn === null) return err({ table: this.name, chain: "", field: "transaction", reason: "no transaction is open", rule: null });
+    const problem = checkTable(this.name, this.chains());
+    if (problem !== null) {
+      this.rollback();
+      return err({ table: this.name, chain: problem.chain.name, field: "target", reason: problem.reason, rule: problem.rule });
+    }
+    this.txn = null;
+    this.generation++;
+    return ok(undefined);
+  }
+
+  /** Undoes every edit since begin(); rules that survive keep their counters. */
+  rollback(): void {
+    const txn = this.txn;
+    if (txn === null) return;
+    this.txn = null;
+    this.chainMap.clear();
+    for (const c of txn.chains) this.chainMap.set(c.name, c);
+    for (const [c, before] of txn.saved) {
+      c.rules.length = 0;
+      for (const r of before.rules) c.rules.push(r);
+      c.policy = before.policy;
+      c.index = undefined;
+    }
+    for (const c of txn.chains) {
+      c.refs = 0;
+      c.referrers.clear();
+    }
+    for (const c of txn.chains) for (const r of c.rules) this.retain(c, r);
+    this.generation++;
+  }
+
+  // ---- edits --------------------------------------------------------------------------------------
 
   /** -N */
   newChain(name: string): Result<NfChain, NfError> {
@@ -118,7 +134,9 @@ export class NfTable {
     const targets = name === undefined ? [...this.chainMap.values()] : [this.chainMap.get(name)];
     for (const c of targets) {
       if (c === undefined) return this.fail(name ?? "", "chain", "no such chain");
-      for (const r of c.rules) this.release(r);
+      if (c.rules.length === 0) continue;
+      this.touch(c);
+      for (const r of c.rules) this.release(c, r);
       c.rules.length = 0;
     }
     this.generation++;
@@ -146,12 +164,13 @@ export class NfTable {
     if (chain === undefined) return this.fail(chainName, "chain", "no such chain");
     const old = chain.rules[position - 1];
     if (old === undefined) return this.fail(chainName, "position", `index ${position} out of range`);
+    this.touch(chain);
     chain.rules.splice(position - 1, 1);
-    this.release(old);
+    this.release(chain, old);
     const placed = this.place(chain, chainName, spec, position - 1);
     if (!placed.ok) {
       chain.rules.splice(position - 1, 0, old);
-      this.retain(old);
+      this.retain(chain, old);
     }
     return placed;
   }
@@ -162,8 +181,9 @@ export class NfTable {
     if (chain === undefined) return this.fail(chainName, "chain", "no such chain");
     const rule = chain.rules[position - 1];
     if (rule === undefined) return this.fail(chainName, "position", `index ${position} out of range`);
+    this.touch(chain);
     chain.rules.splice(position - 1, 1);
-    this.release(rule);
+    this.release(chain, rule);
     this.generation++;
     return ok(rule);
   }
@@ -173,6 +193,7 @@ export class NfTable {
     const chain = this.chainMap.get(chainName);
     if (chain === undefined || !chain.builtin) return this.fail(chainName, "policy", "policy only on built-in chains");
     if (policy === "DROP" && this.name === "nat") return this.fail(chainName, "policy", "the nat table is not for filtering");
+    this.touch(chain);
     chain.policy = policy;
     this.generation++;
     return ok(undefined);
@@ -191,15 +212,8 @@ export class NfTable {
   }
 
   /** Hooks from which a chain can be reached (bitmask of 1 << hook). */
-  hookMask(chain: NfChain, seen: Set<NfChain> = new Set()): number {
-    if (chain.builtin) return hookBit(chain.hook);
-    if (seen.has(chain)) return 0;
-    seen.add(chain);
-    let mask = 0;
-    for (const c of this.chainMap.values()) {
-      if (c.rules.some((r) => r.jumpChain === chain)) mask |= this.hookMask(c, seen);
-    }
-    return mask;
+  hookMask(chain: NfChain): number {
+    return hookMaskOf(chain);
   }
 
   private fail(chain: string, field: string, reason: string): Result<never, NfError> {
@@ -211,59 +225,41 @@ export class NfTable {
     const compiled = compileRule(spec, this.name, chainName);
     if (!compiled.ok) return compiled;
     const rule = compiled.value;
-    const mask = this.hookMask(chain);
+    // Outside a transaction the hooks that reach the chain are checked now; inside, at commit.
+    const checkNow = this.txn === null;
+    const mask = checkNow ? hookMaskOf(chain) : 0;
     const problem = targetProblem(this.name, rule.target, mask);
     if (problem !== null) return this.fail(chainName, "target", `${spec.target.kind} ${problem}`);
     if (rule.target === TargetKind.JUMP || rule.target === TargetKind.GOTO) {
       const to = this.chainMap.get(rule.jumpName);
       if (to === undefined) return this.fail(chainName, "target", `no chain "${rule.jumpName}" to jump to`);
       if (to.builtin) return this.fail(chainName, "target", "cannot jump to a built-in chain");
-      if (to === chain || this.reaches(to, chain)) return this.fail(chainName, "target", `jump to "${to.name}" makes a loop`);
-      const bad = this.closureProblem(to, mask | this.hookMask(to));
-      if (bad !== null) return this.fail(chainName, "target", bad);
+      if (checkNow) {
+        if (reaches(to, chain)) return this.fail(chainName, "target", `jump to "${to.name}" makes a loop`);
+        const bad = mask === 0 ? null : closureProblem(this.name, to, mask);
+        if (bad !== null) return this.fail(chainName, "target", bad.reason);
+      }
       rule.jumpChain = to;
     }
+    this.touch(chain);
     chain.rules.splice(at, 0, rule);
-    this.retain(rule);
+    this.retain(chain, rule);
     this.generation++;
     return ok(rule);
   }
 
-  /** True when `to` can be reached from `from` by jumps. */
-  private reaches(from: NfChain, to: NfChain, seen: Set<NfChain> = new Set()): boolean {
-    if (seen.has(from)) return false;
-    seen.add(from);
-    for (const r of from.rules) {
-      const next = r.jumpChain;
-      if (next === null) continue;
-      if (next === to || this.reaches(next, to, seen)) return true;
-    }
-    return false;
+  /** Before a chain's first edit in a transaction: remember its rules and policy. Any edit drops its index. */
+  private touch(chain: NfChain): void {
+    chain.index = undefined;
+    const txn = this.txn;
+    if (txn !== null && !txn.saved.has(chain)) txn.saved.set(chain, { rules: chain.rules.slice(), policy: chain.policy });
   }
 
-  /** The first target in chain (and chains it reaches) that the hooks in mask do not allow. */
-  private closureProblem(chain: NfChain, mask: number, seen: Set<NfChain> = new Set()): string | null {
-    if (seen.has(chain)) return null;
-    seen.add(chain);
-    for (const r of chain.rules) {
-      const p = targetProblem(this.name, r.target, mask);
-      if (p !== null) return `${r.spec.target.kind} in chain "${chain.name}" ${p}`;
-      const next = r.jumpChain;
-      if (next !== null) {
-        const q = this.closureProblem(next, mask, seen);
-        if (q !== null) return q;
-      }
-    }
-    return null;
+  private retain(chain: NfChain, rule: NfRule): void {
+    rule.jumpChain?.addReferrer(chain);
   }
 
-  private retain(rule: NfRule): void {
-    const to = rule.jumpChain;
-    if (to !== null) to.refs++;
-  }
-
-  private release(rule: NfRule): void {
-    const to = rule.jumpChain;
-    if (to !== null) to.refs--;
+  private release(chain: NfChain, rule: NfRule): void {
+    rule.jumpChain?.removeReferrer(chain);
   }
 }

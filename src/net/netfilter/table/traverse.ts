@@ -1,9 +1,11 @@
 // Walking one table's chains for a packet at a hook (ipt_do_table): rules in order, counters on
 // every match, the first terminal target wins, jump pushes a return point and goto does not,
-// RETURN (or the end of a user chain) pops, and a built-in chain ends in its policy.
+// RETURN (or the end of a user chain) pops, and a built-in chain ends in its policy. Long chains
+// are walked through their ChainIndex: only the rules that can match the packet are visited.
 
 import { CtState } from "../ct-state.js";
 import type { NfChain, NfTable } from "./table.js";
+import { CandidateCursor, ChainIndex, INDEX_MIN_RULES } from "./chain-index.js";
 import { ruleMatches, type MatchContext, type MatchEnv } from "./match.js";
 import { TargetKind, type NfRule } from "./rule.js";
 
@@ -18,10 +20,29 @@ export type TargetExecutor = (rule: NfRule, chain: NfChain, position: number) =>
 export class Traversal {
   private readonly stackChains: NfChain[] = [];
   private readonly stackPositions: number[] = [];
+  private readonly cursor = new CandidateCursor();
   /** The chain and 1-based rule position that decided the verdict (position 0 = the chain's policy). */
   chain: NfChain | null = null;
   position = 0;
   rule: NfRule | null = null;
+
+  constructor(
+    /** Chains with at least this many rules are walked through a ChainIndex (Infinity: never). */
+    private readonly indexMinRules: number = INDEX_MIN_RULES,
+  ) {}
+
+  /** Prepares the candidate cursor for a visit of chain from pos; false when the chain is walked linearly. */
+  private enter(chain: NfChain, pos: number, ctx: MatchContext): boolean {
+    if (chain.rules.length < this.indexMinRules) return false;
+    let index = chain.index;
+    if (index === undefined) index = chain.index = ChainIndex.build(chain.rules, this.indexMinRules);
+    if (index === null) return false;
+    const h = ctx.h!;
+    // The keyed rules all have an L4 port match: they need the first fragment with a complete header.
+    const keyValid = h.fragOffset === 0 && h.l4Offset >= 0 && h.status === 0;
+    this.cursor.reset(index, keyValid, h.dst4, h.ipProto, h.dstPort, pos);
+    return true;
+  }
 
   /** Traverses table's built-in chain for hook; returns an NfVerdict (DROP 0, ACCEPT 1, STOLEN 2). */
   run(table: NfTable, hook: number, ctx: MatchContext, env: MatchEnv, exec: TargetExecutor): number {
@@ -33,8 +54,10 @@ export class Traversal {
     let chain: NfChain = base;
     let pos = 0;
     let depth = 0;
+    let indexed = this.enter(chain, 0, ctx);
     for (;;) {
       const rules = chain.rules;
+      if (indexed) pos = this.cursor.next(pos, rules.length);
       let returning = pos >= rules.length;
       if (!returning) {
         const rule = rules[pos]!;
@@ -58,10 +81,12 @@ export class Traversal {
             depth++;
             chain = rule.jumpChain!;
             pos = 0;
+            indexed = this.enter(chain, 0, ctx);
             continue;
           case TargetKind.GOTO:
             chain = rule.jumpChain!;
             pos = 0;
+            indexed = this.enter(chain, 0, ctx);
             continue;
           case TargetKind.MARK: {
             const skb = ctx.skb!;
@@ -70,6 +95,7 @@ export class Traversal {
             continue;
           }
           case TargetKind.LOG:
+          case TargetKind.NONE:
             pos++;
             continue;
           case TargetKind.NOTRACK: {
@@ -102,6 +128,7 @@ export class Traversal {
       depth--;
       chain = this.stackChains[depth]!;
       pos = this.stackPositions[depth]!;
+      indexed = this.enter(chain, pos, ctx);
     }
   }
 

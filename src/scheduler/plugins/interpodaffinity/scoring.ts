@@ -43,8 +43,11 @@ export function preScore(name: string, state: CycleState, nodes: readonly NodeIn
   const candidates = hasConstraints ? handle.cache.list() : handle.cache.withPodAffinity();
   for (const node of candidates) {
     const labels = node.labels;
-    if (Object.keys(labels).length === 0) continue;
+    if (!hasAnyKey(labels)) continue;
     for (const existing of hasConstraints ? node.pods : node.podsWithAffinity) {
+      if (!hasConstraints && existing.requiredAffinityTerms.length === 0 && existing.preferredAffinityTerms.length === 0 && existing.preferredAntiAffinityTerms.length === 0) {
+        continue; // nothing of this pod can score (e.g. only required anti-affinity)
+      }
       for (const t of affinity) scores.add(t, t.weight, existing, null, labels);
       for (const t of anti) scores.add(t, -t.weight, existing, null, labels);
       if (args.hardPodAffinityWeight > 0) {
@@ -57,6 +60,11 @@ export function preScore(name: string, state: CycleState, nodes: readonly NodeIn
   if (scores.byKey.size === 0) return SKIP_STATUS;
   state.data.set(name, scores);
   return null;
+}
+
+function hasAnyKey(labels: Labels): boolean {
+  for (const _ in labels) return true;
+  return false;
 }
 
 export function score(name: string, state: CycleState, node: NodeInfo): number {

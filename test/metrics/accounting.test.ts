@@ -1,0 +1,86 @@
+// Accounting from the model's own counters: the same pod-to-pod traffic costs the nodes more CPU
+// through an encapsulating path (VXLAN, IPIP) than through plain routing, by exactly the tunnel
+// steps the packets took, while the pods' own share does not change.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { accountCluster, DEFAULT_COST_MODEL, type Accounts, type CostModel } from "../../src/metrics/index.js";
+import { makeWorld, packet, udpPacket } from "../net/l2/helpers.js";
+import { PathMode, twoNodes } from "./two-nodes.js";
+
+const DATAGRAMS = 500;
+const PAYLOAD = 1000;
+
+/** Sends DATAGRAMS UDP datagrams pod1 -> pod2, 20 us apart, and accounts the cluster afterwards. */
+function run(mode: PathMode, model: CostModel = DEFAULT_COST_MODEL): { accounts: Accounts; delivered: number } {
+  const { sim, world } = makeWorld();
+  const { nodes, cluster } = twoNodes(world, mode);
+  const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+  let delivered = 0;
+  b.pod.bindUdp(9000, () => delivered++);
+  for (let i = 0; i < DATAGRAMS; i++) {
+    sim.schedule(i * 20_000, () => a.pod.outputIp(packet(world, udpPacket(a.podAddr, b.podAddr, 40000, 9000, PAYLOAD))));
+  }
+  sim.run();
+  return { accounts: accountCluster(cluster, model, sim.now), delivered };
+}
+
+const nodeDatapathNs = (acc: Accounts, i: number): number => acc.nodes[i]!.work.cpuNs(DEFAULT_COST_MODEL) - acc.pods[i]!.datapathCpuNs;
+
+test("every datagram arrives on each path", () => {
+  for (const mode of Object.values(PathMode)) assert.equal(run(mode).delivered, DATAGRAMS, mode);
+});
+
+test("VXLAN and IPIP cost both nodes more CPU than host-gw for the same traffic; VXLAN the most", () => {
+  const hostGw = run(PathMode.HOST_GW).accounts;
+  const ipip = run(PathMode.IPIP).accounts;
+  const vxlan = run(PathMode.VXLAN).accounts;
+  for (const i of [0, 1]) {
+    const [g, p, v] = [hostGw, ipip, vxlan].map((acc) => acc.nodes[i]!.cpuNs);
+    assert.ok(g! < p!, `node${i + 1}: host-gw ${g} < ipip ${p}`);
+    assert.ok(p! < v!, `node${i + 1}: ipip ${p} < vxlan ${v}`);
+  }
+});
+
+test("the extra node CPU is the tunnel work: one encapsulation per datagram on the sender, one decapsulation on the receiver", () => {
+  const hostGw = run(PathMode.HOST_GW).accounts;
+  const vxlan = run(PathMode.VXLAN).accounts;
+  const ipip = run(PathMode.IPIP).accounts;
+  const [sendV, recvV] = [vxlan.nodes[0]!.work, vxlan.nodes[1]!.work];
+  assert.equal(sendV.packets("vxlanEncap"), DATAGRAMS);
+  assert.equal(recvV.packets("vxlanDecap"), DATAGRAMS);
+  assert.equal(sendV.packets("vxlanDecap") + recvV.packets("vxlanEncap"), 0, "UDP: nothing comes back");
+  assert.equal(ipip.nodes[0]!.work.packets("ipipEncap"), DATAGRAMS);
+  assert.equal(ipip.nodes[1]!.work.packets("ipipDecap"), DATAGRAMS);
+  for (const acc of [hostGw, ipip]) assert.equal(acc.nodes[0]!.work.packets("vxlanEncap"), 0);
+  // VXLAN's outer UDP checksum (udpcsum, the kernel's default) covers inner frame + 50 bytes of headers.
+  const innerFrame = 14 + 20 + 8 + PAYLOAD;
+  assert.equal(sendV.bytes("checksum"), DATAGRAMS * (innerFrame + 50));
+  const encapNs = (acc: Accounts, i: number): number =>
+    (["vxlanEncap", "vxlanDecap", "ipipEncap", "ipipDecap", "checksum"] as const).reduce((n, s) => n + acc.nodes[i]!.work.stepCpuNs(s, DEFAULT_COST_MODEL), 0);
+  for (const i of [0, 1]) {
+    for (const acc of [vxlan, ipip]) {
+      // Everything else on the node (NIC, routing, bridge, veth) is the same work as with host-gw.
+      const rest = nodeDatapathNs(acc, i) - encapNs(acc, i);
+      assert.ok(Math.abs(rest - nodeDatapathNs(hostGw, i)) < 1e-6 * rest, `node${i + 1}: ${rest} vs ${nodeDatapathNs(hostGw, i)}`);
+    }
+  }
+});
+
+test("the pods' share (their namespace and veth) is the same on every path", () => {
+  const shares = Object.values(PathMode).map((m) => run(m).accounts.pods.map((p) => p.datapathCpuNs));
+  assert.ok(shares[0]![0]! > 0 && shares[0]![1]! > 0);
+  for (const s of shares.slice(1)) assert.deepEqual(s, shares[0]);
+});
+
+test("costs scale with the CPU clock: half the GHz, twice the datapath time", () => {
+  const fast = run(PathMode.VXLAN).accounts;
+  const slow = run(PathMode.VXLAN, { ...DEFAULT_COST_MODEL, cpuGHz: 1.5 }).accounts;
+  const dp = (acc: Accounts): number => acc.nodes[0]!.hostDatapathCpuNs;
+  assert.ok(Math.abs(dp(slow) - 2 * dp(fast)) < 1e-6 * dp(slow));
+  assert.equal(slow.nodes[0]!.systemCpuNs, fast.nodes[0]!.systemCpuNs, "the declared baseline does not scale");
+});
+
+test("node memory: system baseline plus its pods", () => {
+  const { accounts } = run(PathMode.HOST_GW);
+  for (const n of accounts.nodes) assert.equal(n.memoryBytes, DEFAULT_COST_MODEL.systemMemoryBytes + DEFAULT_COST_MODEL.idleMemoryBytes);
+});
