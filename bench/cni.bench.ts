@@ -74,8 +74,10 @@ for (const [name, cni] of flavours) {
   });
 }
 await bench.run();
-const mean = (i: number): number => bench.tasks[i]?.result?.latency.mean ?? Number.NaN;
-const base = mean(0);
-console.log(`| flavour | round trips/s | cost vs ${flavours[0]![0]} |`);
-console.log("|---|---|---|");
-bench.tasks.forEach((t, i) => console.log(`| ${t.name} | ${Math.round((BATCH * 1000) / mean(i))} | ${(mean(i) / base).toFixed(2)}x |`));
+/** Round trips per second of a task. */
+const rate = (i: number): number => {
+  const r = bench.tasks[i]?.result;
+  return r === undefined || !("throughput" in r) ? 0 : r.throughput.mean * BATCH;
+};
+const base = rate(0);
+console.table(bench.tasks.map((t, i) => ({ flavour: t.name, "round trips/s": Math.round(rate(i)), "cost vs host-gw": (base / rate(i)).toFixed(2) })));

@@ -14,7 +14,7 @@ export class Frame {
   exec: TargetExecutor = () => CONTINUE;
   readonly h = new ParsedHeaders();
   readonly ctx = new MatchContext();
-  readonly trav = new Traversal();
+  readonly trav: Traversal;
   skb: SkBuff | null = null;
   inDev: NetDevice | null = null;
   outDev: NetDevice | null = null;
@@ -25,6 +25,10 @@ export class Frame {
   dropExplanation: string | undefined = undefined;
   dropDstIdentity = 0;
   reply: Uint8Array | null = null;
+
+  constructor(indexMinRules?: number) {
+    this.trav = new Traversal(indexMinRules);
+  }
 }
 
 export function siteOf(table: string, chain: NfChain | null, position: number, rule: NfRule | null): string {

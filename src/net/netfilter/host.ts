@@ -1,5 +1,6 @@
 // What netfilter needs from the namespace it runs in (NetNamespace implements it): the world for
-// drops and new packets, address facts for MASQUERADE/REJECT/addrtype, and a way to send packets.
+// drops and new packets, address facts for MASQUERADE/REJECT/addrtype (and the address list for
+// control planes), and a way to send packets.
 
 import type { NetDevice } from "../device.js";
 import type { NetWorld } from "../world.js";
@@ -12,6 +13,11 @@ export interface NetfilterHost {
   /** First IPv4 address of dev, 0 if none. */
   primaryAddress(dev: NetDevice): number;
   isLocalAddress(addr: number): boolean;
+  /**
+   * Optional: every IPv4 address configured on the namespace's interfaces (`ip -4 addr`: interfaces
+   * in order, lo's 127.0.0.1 included), e.g. for kube-proxy's --nodeport-addresses.
+   */
+  localAddresses?(): readonly number[];
   /** Sends an IPv4 packet from this namespace (REJECT's ICMP/RST): route, OUTPUT, POSTROUTING, xmit. */
   outputIp(skb: SkBuff): void;
   /**

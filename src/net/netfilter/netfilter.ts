@@ -32,6 +32,8 @@ export type ConntrackMode = "auto" | "on" | "off";
 export interface NetfilterOptions {
   readonly conntrack?: Partial<ConntrackConfig>;
   readonly conntrackMode?: ConntrackMode;
+  /** Chains with at least this many rules are walked through a lookup index (default 16; Infinity turns it off). */
+  readonly chainIndexMinRules?: number;
 }
 
 const MANGLE_FILTER: readonly NfTableName[] = ["mangle", "filter"];
@@ -57,6 +59,7 @@ export class Netfilter {
   private needsCt = false;
   private anyRules = false;
   private readonly targets: TargetRunner;
+  private readonly indexMinRules: number | undefined;
 
   constructor(
     readonly host: NetfilterHost,
@@ -73,6 +76,7 @@ export class Netfilter {
     this.nat = new NatEngine(this.conntrack, this.rng);
     this.targets = new TargetRunner(host, this.conntrack, this.nat, this.rng);
     this.conntrackMode = options.conntrackMode ?? "auto";
+    this.indexMinRules = options.chainIndexMinRules;
     this.tables = { raw: new NfTable("raw"), mangle: new NfTable("mangle"), nat: new NfTable("nat"), filter: new NfTable("filter") };
     this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
   }
@@ -150,7 +154,7 @@ export class Netfilter {
   }
 
   private newFrame(): Frame {
-    const f = new Frame();
+    const f = new Frame(this.indexMinRules);
     f.exec = (rule, chain, position) => this.targets.exec(f, rule, chain, position);
     this.frames[this.depth] = f;
     return f;

@@ -185,6 +185,13 @@ export class NetNamespace implements StackPort, NetfilterHost {
     return this.routes.isLocal(addr);
   }
 
+  /** NetfilterHost: every IPv4 address on the namespace's interfaces, interfaces in order (lo first). */
+  localAddresses(): number[] {
+    const out: number[] = [];
+    for (const dev of this.devicesInOrder()) for (const a of this.addresses.ofDevice(dev)) out.push(a.addr);
+    return out;
+  }
+
   /** The kernel's source choice toward dst: on dev (inet_select_addr, universe scope), or via the route. */
   selectSourceAddress(dst: number, dev: NetDevice | null): number {
     if (dev !== null) return this.addresses.select(dev, dst, AddrScope.UNIVERSE, this.devicesInOrder());

@@ -1,11 +1,12 @@
 // ip_route_input for a packet (or an ARP request) that arrived on dev: martian checks, the FIB lookup,
 // the error the kernel's dst would carry (ENETUNREACH / EHOSTUNREACH / EACCES / EINVAL), and source
-// validation (a local address arriving from outside is martian; rp_filter strict or loose).
+// validation (a local address arriving from outside is martian; rp_filter strict or loose), with
+// 127.0.0.0/8 from outside martian unless route_localnet.
 
 import { DeviceKind, type NetDevice } from "../device.js";
 import type { NetNamespace } from "./namespace.js";
 import { RouteType, type Route } from "./route-table.js";
-import { rpFilterOf } from "./sysctl.js";
+import { routeLocalnetOf, rpFilterOf } from "./sysctl.js";
 
 export const InputDecision = {
   LOCAL: 1,
@@ -46,8 +47,12 @@ export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetD
   if (src === 0) return InputDecision.MARTIAN_SOURCE;
   if (isZeronet(dst)) return InputDecision.MARTIAN_DESTINATION;
   if (!fromLoopback) {
-    if (isLoopback(dst)) return InputDecision.MARTIAN_DESTINATION;
-    if (isLoopback(src)) return InputDecision.MARTIAN_SOURCE;
+    // 127.0.0.0/8 from outside is martian unless route_localnet (the destination is tested first).
+    if (isLoopback(dst)) {
+      if (!routeLocalnetOf(ns.sysctl, dev.ifindex)) return InputDecision.MARTIAN_DESTINATION;
+    } else if (isLoopback(src) && !routeLocalnetOf(ns.sysctl, dev.ifindex)) {
+      return InputDecision.MARTIAN_SOURCE;
+    }
   }
   if (isMulticast(dst)) return InputDecision.MULTICAST;
   const route = ns.routes.lookup(dst);

@@ -14,6 +14,13 @@ export interface StackSysctl {
   rpFilterAll: number;
   /** net.ipv4.conf.<dev>.rp_filter. */
   readonly rpFilter: Map<number, number>;
+  /**
+   * net.ipv4.conf.all.route_localnet (0 in a new namespace): 127.0.0.0/8 sources and destinations
+   * arriving on a non-loopback interface are routed instead of dropped as martians.
+   */
+  routeLocalnetAll: boolean;
+  /** Interfaces with net.ipv4.conf.<dev>.route_localnet = 1. */
+  readonly routeLocalnet: Set<number>;
   /** net.ipv4.conf.<dev>.arp_ignore (0 = reply for any local address). */
   readonly arpIgnore: Map<number, number>;
   /** net.ipv4.conf.all.send_redirects (ICMP redirects when forwarding back out the input interface). */
@@ -41,6 +48,8 @@ export function defaultSysctl(): StackSysctl {
     proxyArp: new Set(),
     rpFilterAll: 0,
     rpFilter: new Map(),
+    routeLocalnetAll: false,
+    routeLocalnet: new Set(),
     arpIgnore: new Map(),
     sendRedirects: true,
     icmpEchoIgnoreAll: false,
@@ -61,4 +70,9 @@ export function defaultSysctl(): StackSysctl {
 export function rpFilterOf(sysctl: StackSysctl, ifindex: number): number {
   const dev = sysctl.rpFilter.get(ifindex) ?? 0;
   return dev > sysctl.rpFilterAll ? dev : sysctl.rpFilterAll;
+}
+
+/** Effective route_localnet of an interface (IN_DEV_NET_ROUTE_LOCALNET: conf/all or conf/<dev>). */
+export function routeLocalnetOf(sysctl: StackSysctl, ifindex: number): boolean {
+  return sysctl.routeLocalnetAll || sysctl.routeLocalnet.has(ifindex);
 }
