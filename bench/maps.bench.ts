@@ -1,9 +1,11 @@
 // Datapath map lookups/s against a naive JS Map with string keys measured in the same run:
 // HashMap (1- and 4-word keys), LpmTrieMap (IPv4, 10k mixed prefixes; also against two other LPM designs),
-// PolicyMap at 10 / 1,000 / 10,000 entries (flat cost), and a zero-allocation check (run with --expose-gc).
+// PolicyMap at 10 / 1,000 / 10,000 entries (flat cost), and a zero-allocation check (run with --expose-gc)
+// that includes the conntrack per-packet calls (lookup, 64-bit counters).
 
 import { PerformanceObserver } from "node:perf_hooks";
 import { Bench } from "tinybench";
+import { CT_VALUE_WORDS, ConntrackMap, CtValue } from "../datapath/maps/conntrack.js";
 import { HashMap } from "../datapath/maps/hashmap.js";
 import { LpmTrieMap } from "../datapath/maps/lpm.js";
 import { Direction, PolicyMap, PolicyVerdict } from "../datapath/maps/policy.js";
@@ -293,6 +295,27 @@ function policyWorkload(entries: number) {
   return { typed, js, map };
 }
 
+// ---------- conntrack per-packet calls: lookup of an established flow + 64-bit counters ----------
+
+function conntrackWorkload() {
+  const ct = new ConntrackMap(4096, { noPrealloc: true });
+  const FLOWS = 2048;
+  for (let f = 0; f < FLOWS; f++) ct.createV4(0x0a000001 + f, 0xc0a80001, 10000 + f, 443, 6, 0, 5e12, 21600e9);
+  const slot0 = ct.lookupV4(0x0a000001, 0xc0a80001, 10000, 443, 6, 0);
+  ct.values[slot0 * CT_VALUE_WORDS + CtValue.TX_BYTES] = 0xfffffff0; // near 2^32: counters carry into the high word
+  let cursor = 0;
+  return (): void => {
+    let acc = 0;
+    for (let n = 0; n < BATCH; n++) {
+      const f = cursor++ & (FLOWS - 1);
+      const slot = ct.lookupV4(0x0a000001 + f, 0xc0a80001, 10000 + f, 443, 6, 0);
+      ct.addTx(slot, 1500);
+      acc = (acc + slot) | 0;
+    }
+    sink[0] = acc;
+  };
+}
+
 // ---------- zero-allocation check ----------
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
@@ -363,8 +386,14 @@ console.table([
 console.log(`trie nodes (16 cells each): ${lpm.nodes} for 10k mixed prefixes, ${ipc.nodes} for the ipcache-like set`);
 
 const p10 = r("policy10");
+/** Hash probes per lookup over one batch (the PolicyMap counts them). */
+const probesPerLookup = (p: (typeof pol)[number]): string => {
+  const before = p.map.probes;
+  p.typed();
+  return ((p.map.probes - before) / BATCH).toFixed(2);
+};
 console.log("PolicyMap flatness: cost per lookup by entry count (target: 10,000 within 1.5x of 10)");
-console.table(pol.map((p) => ({ entries: p.n, "ns/lookup": ns(r(`policy${p.n}`)), "vs 10 entries": ratio(p10, r(`policy${p.n}`)) })));
+console.table(pol.map((p) => ({ entries: p.n, "ns/lookup": ns(r(`policy${p.n}`)), "vs 10 entries": ratio(p10, r(`policy${p.n}`)), "probes/lookup": probesPerLookup(p) })));
 
 if (collectGarbage === undefined) {
   console.log("zero-allocation check skipped: run with node --expose-gc");
@@ -374,6 +403,7 @@ if (collectGarbage === undefined) {
     { lookup: "HashMap 4-word", ...(await allocationCheck(h4.typed, LOOKUPS)) },
     { lookup: "LpmTrieMap IPv4", ...(await allocationCheck(lpm.trie, LOOKUPS)) },
     { lookup: "PolicyMap 10k", ...(await allocationCheck(pol[2]!.typed, LOOKUPS)) },
+    { lookup: "ConntrackMap lookup + addTx", ...(await allocationCheck(conntrackWorkload(), LOOKUPS)) },
     { lookup: "JS Map 4-word string key (control)", ...(await allocationCheck(h4.js, LOOKUPS)) },
   ];
   console.log(`zero-allocation check: heap growth and GC runs over ${LOOKUPS.toLocaleString("en")} lookups`);

@@ -1,7 +1,10 @@
 // Netfilter hot paths, packets through PREROUTING + FORWARD + POSTROUTING of one router namespace:
 // no rules, conntrack on an established flow, the same flow DNATed and MASQUERADEd, a 200-rule
 // filter chain, and a new UDP connection per packet. Ratios are against re-parsing the packet
-// (copy + parseIp), measured in the same run.
+// (copy + parseIp), measured in the same run. Then kube-proxy-shaped rulesets of 10 and 1,000
+// ClusterIP services: a new connection to the last service through PREROUTING (with the chain
+// index, and without it: the linear walk), and iptables-restore of the whole ruleset, as ratios of
+// 1,000 to 10 services (a restore linear in its input gives about 100x).
 
 import { Bench } from "tinybench";
 import { Simulator } from "../src/engine/simulator.js";
@@ -9,8 +12,9 @@ import { DeviceKind, NetDevice } from "../src/net/device.js";
 import type { NetfilterHost } from "../src/net/netfilter/host.js";
 import { NfHook } from "../src/net/netfilter/hooks.js";
 import { Netfilter, type NetfilterOptions } from "../src/net/netfilter/netfilter.js";
+import { iptablesRestore } from "../src/net/netfilter/table/restore.js";
 import { NetWorld } from "../src/net/world.js";
-import { SkBuff } from "../src/skb/skbuff.js";
+import { NatApplied, SkBuff } from "../src/skb/skbuff.js";
 import { ParsedHeaders, parseIp } from "../src/wire/headers.js";
 import { setIpv4HeaderChecksum, setL4ChecksumV4 } from "../src/wire/checksum.js";
 
@@ -143,6 +147,67 @@ function scenario(
   };
 }
 
+/** kube-proxy's shape for n ClusterIP services of 3 endpoints (KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*), as iptables-restore input. */
+function serviceRuleset(n: number): string {
+  const chains = [":KUBE-SERVICES - [0:0]", ":KUBE-MARK-MASQ - [0:0]"];
+  const rules = ["-A PREROUTING -j KUBE-SERVICES", "-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000"];
+  const svcRules: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const vip = `10.96.${i >> 8}.${i & 255}`;
+    const svc = `KUBE-SVC-${i}`;
+    chains.push(`:${svc} - [0:0]`);
+    rules.push(`-A KUBE-SERVICES -d ${vip}/32 -p tcp -m comment --comment "bench/svc${i} cluster IP" -m tcp --dport 80 -j ${svc}`);
+    svcRules.push(`-A ${svc} ! -s 10.244.0.0/16 -d ${vip}/32 -p tcp -m tcp --dport 80 -j KUBE-MARK-MASQ`);
+    for (let k = 0; k < 3; k++) {
+      const ep = `10.244.${(i * 3 + k) >> 8}.${(i * 3 + k) & 255}`;
+      const sep = `KUBE-SEP-${i}-${k}`;
+      chains.push(`:${sep} - [0:0]`);
+      const stat = k === 0 ? "-m statistic --mode random --probability 0.33333333349 " : k === 1 ? "-m statistic --mode random --probability 0.50000000000 " : "";
+      svcRules.push(`-A ${svc} ${stat}-j ${sep}`, `-A ${sep} -s ${ep}/32 -j KUBE-MARK-MASQ`, `-A ${sep} -p tcp -m tcp -j DNAT --to-destination ${ep}:8080`);
+    }
+  }
+  rules.push("-A KUBE-SERVICES -m addrtype --dst-type LOCAL -j RETURN");
+  return ["*nat", ...chains, ...rules, ...svcRules, "COMMIT", ""].join("\n");
+}
+
+/** New TCP connections (a fresh source port each) to the last of n services, through PREROUTING. */
+function serviceSyns(n: number, options: NetfilterOptions = {}): () => void {
+  const host = new BenchHost(options);
+  const loaded = iptablesRestore(host.netfilter, serviceRuleset(n));
+  if (!loaded.ok) throw new Error(`bench ruleset: line ${loaded.error.line}: ${loaded.error.reason}`);
+  const last = n - 1;
+  const vip = (0x0a600000 + (last >> 8) * 256 + (last & 255)) >>> 0;
+  const template = packet(CLIENT, vip, 6, 1024, 80, 0x02);
+  const skb = SkBuff.fromBytes(0, template);
+  const nf = host.netfilter;
+  let sport = 1024;
+  return () => {
+    for (let k = 0; k < BATCH; k++) {
+      skb.data.set(template, skb.head);
+      skb.data[skb.head + 20] = sport >>> 8;
+      skb.data[skb.head + 21] = sport & 0xff;
+      sport = sport >= 65000 ? 1024 : sport + 1;
+      skb.ctEntry = -1;
+      skb.ctState = 0;
+      skb.mark = 0;
+      skb.natApplied = 0;
+      nf.run(NfHook.PREROUTING, skb, host.lan, null);
+    }
+    if ((skb.natApplied & NatApplied.DNAT) === 0) throw new Error("bench SYN was not DNATed");
+    nf.conntrack.flush();
+  };
+}
+
+/** iptables-restore (no --noflush: the nat table is replaced) of n services' ruleset. */
+function serviceRestore(n: number): () => void {
+  const host = new BenchHost();
+  const text = serviceRuleset(n);
+  return () => {
+    const r = iptablesRestore(host.netfilter, text);
+    if (!r.ok) throw new Error(`bench restore: line ${r.error.line}: ${r.error.reason}`);
+  };
+}
+
 async function main(): Promise<void> {
   const tcp = packet(CLIENT, SERVER, 6, 40000, 80, 0x10);
   tcp[31] = 1; // ack 1 = the SYN/ACK's seq 0 + 1
@@ -178,6 +243,18 @@ async function main(): Promise<void> {
   bench.add("new UDP connection per packet", scenario((host) => {
     host.netfilter.table("nat").append("POSTROUTING", { outIface: "wan", target: { kind: "MASQUERADE" } });
   }, udp, null, true));
+  const serviceTasks = [
+    "SYN to the last of 10 services",
+    "SYN to the last of 1,000 services",
+    "SYN to the last of 1,000 services, linear walk (no index)",
+    "restore: 10 services",
+    "restore: 1,000 services",
+  ] as const;
+  bench.add(serviceTasks[0], serviceSyns(10));
+  bench.add(serviceTasks[1], serviceSyns(1000));
+  bench.add(serviceTasks[2], serviceSyns(1000, { chainIndexMinRules: Infinity }));
+  bench.add(serviceTasks[3], serviceRestore(10));
+  bench.add(serviceTasks[4], serviceRestore(1000));
   await bench.run();
 
   const base = bench.tasks[0]!.result;
@@ -192,7 +269,25 @@ async function main(): Promise<void> {
       "vs baseline": baseRate > 0 ? `${(baseRate / rate).toFixed(2)}x cost` : "-",
     };
   });
-  console.table(rows);
+  console.table(rows.filter((r) => !(serviceTasks as readonly string[]).includes(r.task)));
+
+  const mean = (name: string): number => {
+    const r = bench.tasks.find((t) => t.name === name)?.result;
+    return r !== undefined && "latency" in r ? r.latency.mean : Number.NaN;
+  };
+  const synBase = mean(serviceTasks[0]);
+  const restoreBase = mean(serviceTasks[3]);
+  console.table(
+    serviceTasks.map((name) => {
+      const restore = name.startsWith("restore");
+      const ms = mean(name);
+      return {
+        task: name,
+        "time per op": restore ? `${ms.toFixed(2)} ms/restore` : `${((ms / BATCH) * 1e6).toFixed(0)} ns/packet`,
+        "vs 10 services": `${(ms / (restore ? restoreBase : synBase)).toFixed(2)}x`,
+      };
+    }),
+  );
 }
 
 await main();

@@ -34,7 +34,9 @@ export function findCell(cells: Int32Array, mask: number, k0: number, k1: number
 
 /**
  * Cells are addressed by word offset (`cell * 4`): `cells[at]`, `cells[at + 1]` are the key,
- * `cells[at + 2]`, `cells[at + 3]` the values. Offsets are valid until the next insert or remove.
+ * `cells[at + 2]`, `cells[at + 3]` the values. Offsets are valid until the next insert or remove, and
+ * insert/reserve may move the table to a new block (the old one goes back to the arena and is handed to
+ * other tables): read `cells` after them, never keep it across them (`t.cells[t.insert(..)]` is wrong).
  * Keys are int32 pairs; key word 1 must never be -1. The caller bounds the number of keys.
  */
 export class CellTable {

@@ -32,16 +32,24 @@ const BLOCK_OWNERS = 3;
 // two forms. Inline (the identity has one entry in this direction, one block): [INLINE | packed block,
 // ruleRef], so a lookup needs no second probe. Masks (anything else): [exact-protocol word, any-protocol
 // word]; each word: bit L = some block of port prefix length L exists for this identity, direction and
-// protocol class (either verdict), DENY_PRESENT = some of them are DENY blocks. Identity 0 (any peer)
-// keeps its mask words in `anyHeader` instead.
+// protocol class (either verdict), DENY_PRESENT = some of them are DENY blocks; the free high bits (18-30
+// of the first word, 18-31 of the second) form a 27-bit filter of the blocks (filterBit of protocol,
+// length and start), so most lengths that cannot hold the packet's port are not probed at all.
+// Identity 0 (any peer) keeps its two mask words per direction in `anyHeader` (no filter).
 const HEADER = 1 << 31;
 const INLINE = 1 << 31;
 const LENGTHS = 0x1ffff;
 const DENY_PRESENT = 1 << 17;
+/** Block key bits the filter hashes: protocol, length, start (not direction or verdict). */
+const FILTER_KEY = 0x1fffffff;
+const FILTER_BITS = 27;
+const FILTER_LOW_BITS = 13; // filter bits 0-12 live in the first header word, 13-26 in the second
 // Reference counts behind the header bits, keyed [identity, group]: group = kind << 8 | direction << 6 |
-// class << 5 | length, kind 0 = blocks of that length, kind 1 = DENY blocks of the class (length 0).
+// class << 5 | length, kind 0 = blocks of that length, kind 1 = DENY blocks of the class (length 0),
+// kind 2 = blocks on a filter bit (kind << 8 | direction << 6 | bit).
 const COUNT = 2;
 const DENY_COUNT = 1 << 8;
+const FILTER_COUNT = 2 << 8;
 
 /**
  * Lookup semantics: among entries matching (direction, identity or any, proto or any, port in range),
@@ -209,10 +217,10 @@ export class PolicyMap {
     probed = 0;
     if (((idExact | idAny | anyExact | anyAny) & DENY_PRESENT) !== 0) {
       const deny = (1 << 30) | (dir << 29);
-      if ((idExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny | (proto << 21), port, idExact);
-      if (at < 0 && (idAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny, port, idAny);
-      if (at < 0 && (anyExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny | (proto << 21), port, anyExact);
-      if (at < 0 && (anyAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny, port, anyAny);
+      if ((idExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny | (proto << 21), port, idExact, idExact, idAny);
+      if (at < 0 && (idAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny, port, idAny, idExact, idAny);
+      if (at < 0 && (anyExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny | (proto << 21), port, anyExact, -1, -1);
+      if (at < 0 && (anyAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny, port, anyAny, -1, -1);
     }
     if (at < 0 && inline >= 0) {
       this.probes += probes + probed;
@@ -223,10 +231,10 @@ export class PolicyMap {
     if (at < 0) {
       verdict = PolicyVerdict.ALLOW;
       const allow = dir << 29;
-      at = probeLengths(cells, mask, id, allow | (proto << 21), port, idExact);
-      if (at < 0) at = probeLengths(cells, mask, id, allow, port, idAny);
-      if (at < 0) at = probeLengths(cells, mask, 0, allow | (proto << 21), port, anyExact);
-      if (at < 0) at = probeLengths(cells, mask, 0, allow, port, anyAny);
+      at = probeLengths(cells, mask, id, allow | (proto << 21), port, idExact, idExact, idAny);
+      if (at < 0) at = probeLengths(cells, mask, id, allow, port, idAny, idExact, idAny);
+      if (at < 0) at = probeLengths(cells, mask, 0, allow | (proto << 21), port, anyExact, -1, -1);
+      if (at < 0) at = probeLengths(cells, mask, 0, allow, port, anyAny, -1, -1);
     }
     this.probes += probes + probed;
     if (at < 0) {
@@ -302,7 +310,7 @@ export class PolicyMap {
         cells[at + BLOCK_RULE] = rule;
         cells[at + BLOCK_OWNERS] = 1;
         this.blockKeys++;
-        this.countBlock(id, direction, cls, len, deny, 1);
+        this.countBlock(id, direction, cls, len, deny, base | (len << 16) | start, 1);
       } else {
         cells[at + BLOCK_OWNERS]!++;
         if (rule >>> 0 < cells[at + BLOCK_RULE]! >>> 0) cells[at + BLOCK_RULE] = rule;
@@ -323,7 +331,7 @@ export class PolicyMap {
     blocks.cells[at + BLOCK_RULE] = rule;
     blocks.cells[at + BLOCK_OWNERS] = 1;
     const cls = ((packed >>> 21) & 0xff) === 0 ? 1 : 0;
-    this.countBlock(id, direction, cls, (packed >>> 16) & 31, (packed >>> 30) & 1, 1);
+    this.countBlock(id, direction, cls, (packed >>> 16) & 31, (packed >>> 30) & 1, packed, 1);
   }
 
   /** Drops one owner from every block of the range (the entry itself is already gone from `entries`). */
@@ -350,27 +358,33 @@ export class PolicyMap {
       if (--cells[at + BLOCK_OWNERS]! === 0) {
         blocks.removeAt(at);
         this.blockKeys--;
-        this.countBlock(id, direction, cls, len, deny, -1);
+        this.countBlock(id, direction, cls, len, deny, base | (len << 16) | (start - (0x10000 >>> len)), -1);
       } else if (cells[at + BLOCK_RULE] === rule) {
         cells[at + BLOCK_RULE] = this.smallestOwnerRule(direction, id, proto, verdict, start - (0x10000 >>> len), len);
       }
     }
   }
 
-  /** Keeps the header bits of (identity, direction, class) in step with a block key added (+1) or removed (-1). */
-  private countBlock(id: number, direction: number, cls: number, len: number, deny: number, delta: 1 | -1): void {
+  /** Keeps the header bits of (identity, direction) in step with block key `key` added (+1) or removed (-1). */
+  private countBlock(id: number, direction: number, cls: number, len: number, deny: number, key: number, delta: 1 | -1): void {
     const group = (direction << 6) | (cls << 5);
     let bits = this.bumpCount(id, group | len, delta) ? 1 << len : 0;
     if (deny === 1 && this.bumpCount(id, DENY_COUNT | group, delta)) bits |= DENY_PRESENT;
-    if (bits === 0) return;
     if (id === 0) {
       this.anyHeader[direction * 2 + cls]! ^= bits;
       return;
     }
+    const f = filterBit(key & FILTER_KEY);
+    const filterFlip = this.bumpCount(id, FILTER_COUNT | (direction << 6) | f, delta);
+    if (bits === 0 && !filterFlip) return;
     const blocks = this.blocks;
     const at = blocks.insert(id, HEADER | direction);
     const cells = blocks.cells;
     cells[at + 2 + cls]! ^= bits;
+    if (filterFlip) {
+      if (f < FILTER_LOW_BITS) cells[at + 2]! ^= 1 << (18 + f);
+      else cells[at + 3]! ^= 1 << (18 - FILTER_LOW_BITS + f);
+    }
     if (cells[at + 2] === 0 && cells[at + 3] === 0) blocks.removeAt(at);
   }
 
@@ -410,17 +424,29 @@ export class PolicyMap {
 /** Probes counted by probeLengths since the last reset (module state: lookups run to completion). */
 let probed = 0;
 
-/** Probes the blocks containing `port` for each prefix length in `lengths` (bits 0-16), longest first. */
-function probeLengths(cells: Int32Array, mask: number, id: number, base: number, port: number, lengths: number): number {
+/**
+ * Probes the blocks containing `port` for each prefix length in `lengths` (bits 0-16), longest first,
+ * skipping those the header filter (words `f0`, `f1`; -1, -1 = no filter) rules out.
+ */
+function probeLengths(cells: Int32Array, mask: number, id: number, base: number, port: number, lengths: number, f0: number, f1: number): number {
   let m = lengths & LENGTHS;
   while (m !== 0) {
     const len = 31 - Math.clz32(m);
     m ^= 1 << len;
+    const key = base | (len << 16) | (port & ((0xffff << (16 - len)) & 0xffff));
+    const f = filterBit(key & FILTER_KEY);
+    if (((f < FILTER_LOW_BITS ? f0 >>> (18 + f) : f1 >>> (18 - FILTER_LOW_BITS + f)) & 1) === 0) continue;
     probed++;
-    const at = findCell(cells, mask, id, base | (len << 16) | (port & ((0xffff << (16 - len)) & 0xffff)));
+    const at = findCell(cells, mask, id, key);
     if (at >= 0) return at;
   }
   return -1;
+}
+
+/** Filter bit (0..26) of a block: protocol, length and start bits of its key, multiply-shift hashed. */
+function filterBit(key: number): number {
+  const h = Math.imul(key ^ (key >>> 16), 0x45d9f3b);
+  return ((h >>> 16) * FILTER_BITS) >>> 16;
 }
 
 function isU32(n: number): boolean {

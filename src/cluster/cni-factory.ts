@@ -25,6 +25,11 @@ export function createCniPlugin(ctx: CniContext, o: CniFactoryOptions): Result<C
   const cni = ctx.network.cni;
   const fail = (reason: string): Result<never, ClusterError> => err({ source: o.source, reason });
   if (cni.dataplane === "ebpf" && cni.plugin !== "calico") return fail(`spec.cni.dataplane: ebpf is only available with plugin calico (got ${cni.plugin})`);
+  const block = cni.blockSize;
+  if (block !== null && block < cni.podCIDR.prefixLength) return fail(`spec.cni.blockSize: /${block} blocks do not fit in the pod CIDR ${cni.podCIDR.text}`);
+  if (block !== null && cni.plugin !== "calico" && ctx.nodes.length > 2 ** (block - cni.podCIDR.prefixLength)) {
+    return fail(`spec.cni.podCIDR: ${cni.podCIDR.text} has only ${2 ** (block - cni.podCIDR.prefixLength)} /${block} subnets for ${ctx.nodes.length} nodes`);
+  }
   switch (cni.plugin) {
     case "calico": {
       const mode = cni.mode ?? CalicoMode.IPIP;

@@ -1,7 +1,9 @@
 // Pods on the network: for every pod bound to a node (spec.nodeName) the runtime creates its network
 // namespace, asks the CNI plugin to wire it (the address from the plugin's IPAM, honouring a requested
 // one), writes status.podIP back to the store and tells the policy layer; relabelled pods only update
-// policy; deleted or moved pods are torn down. hostNetwork pods share their node's namespace.
+// policy; deleted or moved pods are torn down. hostNetwork pods share their node's namespace. When the
+// controllers' kubelets run (markReady off), a pod is wired once its kubelet gave it an address from the
+// same IPAM (ClusterRuntime.podIpAllocator).
 import { CALICO_IP_ANNOTATION, requestedAddresses } from "../k8s/checks/objects.js";
 import type { ObjectStore } from "../k8s/store.js";
 import type { KubeObject } from "../k8s/types.js";
@@ -70,6 +72,8 @@ export class PodNetwork {
     }
     const requested = this.requested(pod);
     if (!requested.ok) return requested;
+    // With the controllers' kubelets, the pod is wired once its kubelet took an address (CNI ADD's caller).
+    if (!this.markReady && requested.value === null) return ok(null);
     const ns = new NetNamespace(this.world, key, nodeName);
     const wired = this.plugin.setupPod({
       key,

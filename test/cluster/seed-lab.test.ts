@@ -137,3 +137,25 @@ describe("seed lab: NetworkPolicy in the iptables personality", () => {
     assert.equal(ping(rt, rt.pod("web/test")!.ns, web1), true, "policy deleted: not isolated any more");
   });
 });
+
+describe("seed lab: addresses given by the controllers' kubelets", () => {
+  it("with kubelet external, a pod is wired once status.podIP holds an address from the CNI's IPAM", async () => {
+    const load = await loadFiles([lab("cluster.yaml"), lab("workloads.yaml")]);
+    const r = buildCluster(load, { kubelet: "external" });
+    if (!r.ok) assert.fail(formatClusterError(r.error));
+    const rt = r.value;
+    assert.equal(rt.pods().length, 0, "no pod has an address yet");
+    const allocator = rt.podIpAllocator();
+    for (const p of rt.store.list("Pod")) {
+      const ip = allocator.allocate(p.spec!.nodeName!, `${p.metadata.namespace}/${p.metadata.name}/${p.metadata.uid}`);
+      assert.ok(ip !== null);
+      rt.store.modify("Pod", p.metadata.namespace, p.metadata.name, (d) => {
+        (d as { status?: unknown }).status = { ...d.status, phase: "Running", podIP: ip, podIPs: [{ ip }] };
+      });
+    }
+    assert.equal(rt.pods().length, 4);
+    for (const p of rt.pods()) assert.equal(formatIPv4(p.ip), rt.store.get("Pod", p.namespace, p.name)!.status!.podIP);
+    rt.runUntilIdle();
+    assert.equal(ping(rt, rt.pod("cyh/test")!.ns, rt.pod("web/web1")!.ip), true);
+  });
+});

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KubeProxy } from "../../src/kubeproxy/index.js";
+import { formatTableSave } from "../../src/net/netfilter/index.js";
 import { unwrap } from "../../src/util/result.js";
 import { cluster } from "./model-harness.js";
 import { podObject, serviceObject } from "./objects.js";
@@ -69,20 +70,24 @@ test("loading errors name the restore line; config errors name the field", () =>
   assert.equal(bad.ok, false);
   assert.match(!bad.ok ? (bad.error.kind === "config" ? bad.error.message : "") : "", /clusterCIDR: "10\.0\.0\.0\/33" is not an IPv4 CIDR/);
 
-  // A LoadBalancer with source ranges needs a rule without a target, which the netfilter model refuses.
-  const svc = serviceObject("lb", { type: "LoadBalancer", clusterIP: CLUSTER_IP, ports: [{ name: "http", port: 80, protocol: "TCP", targetPort: 8080, nodePort: 30080 }] });
-  svc.spec!.loadBalancerSourceRanges = ["203.0.113.0/25"];
-  (svc as { status?: unknown }).status = { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } };
-  const c = cluster(6, [{ name: "web1", labels: { app: "web" } }], []);
-  unwrap(c.store.add(svc));
+  // Another program's rule jumps to a kube-proxy service chain: when the service goes, the chain's
+  // "-X" fails as in iptables-restore (chain in use), and the nat block is not applied at all.
+  const c = cluster(6, [{ name: "web1", labels: { app: "web" } }], [serviceObject("web", { clusterIP: CLUSTER_IP })]);
+  const nat = c.topo.node.netfilter.table("nat");
+  const svcChain = natChains(c).find((n) => n.startsWith("KUBE-SVC-"));
+  assert.ok(svcChain !== undefined);
+  unwrap(nat.append("PREROUTING", { target: { kind: "JUMP", chain: svcChain } }));
+  const before = formatTableSave(nat, false);
+  unwrap(c.store.delete("Service", "default", "web"));
   const r = c.proxy.sync();
   assert.equal(r.ok, false);
   const e = !r.ok && r.error.kind === "load" ? r.error : null;
   assert.ok(e !== null);
   assert.equal(e.stage, "restore");
   assert.equal(e.table, "nat");
-  assert.match(e.lineText, /^-A KUBE-FW-\S+ -m comment --comment "other traffic to default\/lb:http will be dropped by KUBE-PROXY-FIREWALL"$/);
-  assert.match(e.reason, /no target/);
+  assert.equal(e.lineText, `-X ${svcChain}`);
+  assert.match(e.reason, /referenced by 1 rule/);
+  assert.equal(formatTableSave(nat, false), before, "the failed nat block left the table as it was");
 });
 
 test("clusterCIDR unset (the seed lab): off-cluster and host traffic to a ClusterIP keeps its source; set: masqueraded", () => {

@@ -272,4 +272,37 @@ for (const v of MASQ_VARIANTS) {
   });
 }
 
-test("TestLoadBalancer: loadBalancerSourceRanges", { skip: "the netfilter model rejects a rule without a target (-j), which every KUBE-FW chain ends with" }, () => {});
+test("TestLoadBalancer: loadBalancerSourceRanges filter LB IPs (KUBE-FW falls through, KUBE-PROXY-FIREWALL drops), not the NodePort", () => {
+  const svc = makeService("ns1", "svc1", (s) => {
+    s.spec = {
+      type: "LoadBalancer",
+      clusterIP: "172.30.0.41",
+      ports: [{ ...tcpPort("p80", 80), nodePort: 3001 }],
+      // Upstream's regression case: the excess whitespace is ignored.
+      loadBalancerSourceRanges: ["192.168.0.0/24", " 203.0.113.0/25"],
+    };
+    setIngress(s, ["1.2.3.4", "5.6.7.8"]);
+  });
+  const slice = makeSlice("ns1", "svc1", 1, (e) => ((e.endpoints = [{ addresses: ["10.180.0.1"] }]), (e.ports = [tcpPort("p80", 80)])));
+  const ep = "10.180.0.1:80";
+  const blocked = "203.0.113.130";
+  run(
+    [svc],
+    [slice],
+    [
+      { name: "pod to cluster IP", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: ep, masq: false },
+      { name: "external to nodePort", sourceIP: EXTERNAL_CLIENT, destIP: NODE_IP, destPort: 3001, output: ep, masq: true },
+      { name: "nodePort bypasses LoadBalancerSourceRanges", sourceIP: blocked, destIP: NODE_IP, destPort: 3001, output: ep, masq: true },
+      { name: "accepted external to LB1", sourceIP: EXTERNAL_CLIENT, destIP: "1.2.3.4", destPort: 80, output: ep, masq: true },
+      { name: "accepted external to LB2", sourceIP: EXTERNAL_CLIENT, destIP: "5.6.7.8", destPort: 80, output: ep, masq: true },
+      { name: "blocked external to LB1", sourceIP: blocked, destIP: "1.2.3.4", destPort: 80, output: "DROP" },
+      { name: "blocked external to LB2", sourceIP: blocked, destIP: "5.6.7.8", destPort: 80, output: "DROP" },
+      { name: "pod to LB1 (blocked by LoadBalancerSourceRanges)", sourceIP: "10.0.0.2", destIP: "1.2.3.4", destPort: 80, output: "DROP" },
+      { name: "pod to LB2 (blocked by LoadBalancerSourceRanges)", sourceIP: "10.0.0.2", destIP: "5.6.7.8", destPort: 80, output: "DROP" },
+      { name: "node to LB1 (allowed by LoadBalancerSourceRanges)", sourceIP: NODE_IP, destIP: "1.2.3.4", destPort: 80, output: ep, masq: true },
+      { name: "node to LB2 (allowed by LoadBalancerSourceRanges)", sourceIP: NODE_IP, destIP: "5.6.7.8", destPort: 80, output: ep, masq: true },
+      { name: "same node to LB1, SNATted to LB1 (implicitly allowed)", sourceIP: "1.2.3.4", destIP: "1.2.3.4", destPort: 80, output: ep, masq: true },
+      { name: "same node to LB2, SNATted to LB2 (implicitly allowed)", sourceIP: "5.6.7.8", destIP: "5.6.7.8", destPort: 80, output: ep, masq: true },
+    ],
+  );
+});

@@ -7,10 +7,11 @@ import { INFINITE_SSTHRESH } from "./cc/types.js";
 import { NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
 import { Sacked } from "./rtx-queue.js";
 import type { Segment } from "./segment.js";
-import { seqDiff, seqGeq, seqGt, seqLeq, seqLt, seqMax } from "./seq.js";
+import { seqDiff, seqGeq, seqGt, seqLeq, seqLt } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
 import { CaState, TcpState } from "./states.js";
-import { armFinWait2, armRto, enterTimeWait, stopRto } from "./timers.js";
+import { rackAdvance, rackDetectLoss } from "./rack.js";
+import { armFinWait2, armReorder, armXmitTimer, enterTimeWait, stopRto } from "./timers.js";
 import { TcpFlags } from "./tx.js";
 
 /** Result scratch of the cumulative-ACK walk. */
@@ -35,12 +36,12 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
     sock.sndWl2 = ack;
   }
   let newlySacked = 0;
-  if (sock.sackOk && seg.sackCount > 0) newlySacked = sackTag(sock, seg);
+  if (sock.sackOk && seg.sackCount > 0) newlySacked = sackTag(sock, seg, now);
   let acked = 0;
   let rtt = -1;
   let caRtt = -1;
   if (advanced) {
-    cleanRtxQueue(sock, ack);
+    cleanRtxQueue(sock, ack, now);
     acked = ackedSegs;
     if (firstTx >= 0) rtt = now - firstTx;
     if (lastTx >= 0) caRtt = now - lastTx;
@@ -54,6 +55,7 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
       sock.stats.bytesAcked += dataAcked;
     }
     sock.sndUna = ack;
+    if (sock.tlpHighSeq !== -1 && seqGeq(ack, sock.tlpHighSeq)) sock.tlpHighSeq = -1;
     sock.backoff = 0;
     sock.retransmits = 0;
     if (sock.retransOut === 0) sock.retransStamp = 0;
@@ -83,8 +85,8 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   }
   if (sock.packetsOut === 0) {
     if (sock.rtxMode === 0) stopRto(sock);
-  } else if (advanced) {
-    armRto(sock, now + sock.icskRto);
+  } else if (advanced || newlySacked > 0) {
+    armXmitTimer(sock);
   }
   if (sock.rtxMode === 1 && sock.sndWnd > 0) {
     stopRto(sock);
@@ -125,7 +127,7 @@ function isCwndLimited(sock: TcpSocket): boolean {
 }
 
 /** Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head). */
-function cleanRtxQueue(sock: TcpSocket, ack: number): void {
+function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   const q = sock.rtx;
   ackedSegs = 0;
   firstTx = -1;
@@ -138,6 +140,7 @@ function cleanRtxQueue(sock: TcpSocket, ack: number): void {
         if (firstTx < 0) firstTx = q.sentAt[s]!;
         lastTx = q.sentAt[s]!;
       }
+      if ((f & Sacked.SACKED) === 0) rackAdvance(sock, f, q.end[s]!, q.sentAt[s]!, now);
       if ((f & Sacked.SACKED) !== 0) sock.sackedOut--;
       else ackedSegs++;
       if ((f & Sacked.LOST) !== 0) sock.lostOut--;
@@ -165,7 +168,7 @@ function firstEndingAfter(sock: TcpSocket, seq: number): number {
 }
 
 /** tcp_sacktag_write_queue: marks entries the peer's SACK blocks cover; returns how many are new. */
-function sackTag(sock: TcpSocket, seg: Segment): number {
+function sackTag(sock: TcpSocket, seg: Segment, now: number): number {
   const q = sock.rtx;
   let newly = 0;
   for (let b = 0; b < seg.sackCount; b++) {
@@ -190,41 +193,24 @@ function sackTag(sock: TcpSocket, seg: Segment): number {
       q.flags[s] = nf;
       sock.sackedOut++;
       newly++;
+      rackAdvance(sock, f, q.end[s]!, q.sentAt[s]!, now);
     }
   }
   return newly;
 }
 
-/** RFC 6675 IsLost / NewReno: marks segments lost; returns how many were newly marked. */
-function detectLoss(sock: TcpSocket): number {
+/** RACK (SACK connections) or NewReno duplicate ACKs: marks segments lost; returns how many. */
+export function detectLoss(sock: TcpSocket, now: number): number {
   const q = sock.rtx;
   if (q.count === 0) return 0;
   if (!sock.sackOk) {
     if (sock.dupAcks < TCP_DUPTHRESH && sock.caState !== CaState.RECOVERY) return 0;
     return markHeadLost(sock);
   }
-  if (sock.sackedOut < TCP_DUPTHRESH) return 0;
-  let count = 0;
-  let boundary = -1;
-  for (let i = q.count - 1; i >= 0; i--) {
-    if ((q.flags[q.slot(i)]! & Sacked.SACKED) !== 0 && ++count >= TCP_DUPTHRESH) {
-      boundary = i;
-      break;
-    }
-  }
-  if (boundary < 0) return 0;
-  const limit = q.seq[q.slot(boundary)]!;
-  if (seqLeq(limit, sock.lostFrontier)) return 0;
-  let marked = 0;
-  for (let i = firstEndingAfter(sock, sock.lostFrontier); i < boundary; i++) {
-    const s = q.slot(i);
-    const f = q.flags[s]!;
-    if ((f & (Sacked.SACKED | Sacked.LOST | Sacked.RETRANS)) !== 0) continue;
-    q.flags[s] = f | Sacked.LOST;
-    sock.lostOut++;
-    marked++;
-  }
-  sock.lostFrontier = seqMax(sock.lostFrontier, limit);
+  if (!sock.rackAdvanced) return 0;
+  sock.rackAdvanced = false;
+  const marked = rackDetectLoss(sock, now);
+  if (sock.reoWait > 0) armReorder(sock, now + sock.reoWait);
   return marked;
 }
 
@@ -239,7 +225,7 @@ function markHeadLost(sock: TcpSocket): number {
   return 1;
 }
 
-function enterRecovery(sock: TcpSocket): void {
+export function enterRecovery(sock: TcpSocket): void {
   sock.highSeq = sock.sndNxt;
   sock.priorCwnd = sock.cwnd;
   sock.ssthresh = sock.cc.ssthresh(sock);
@@ -252,7 +238,7 @@ function enterRecovery(sock: TcpSocket): void {
 }
 
 /** tcp_cwnd_reduction (PRR): how much may be sent in recovery for what was just delivered. */
-function cwndReduction(sock: TcpSocket, delivered: number, advanced: boolean, newlyLost: number): void {
+export function cwndReduction(sock: TcpSocket, delivered: number, advanced: boolean, newlyLost: number): void {
   if (delivered <= 0 || sock.priorCwnd === 0) return;
   sock.prrDelivered += delivered;
   const inflight = sock.inFlight();
@@ -281,7 +267,7 @@ function fastRetransAlert(sock: TcpSocket, delivered: number, advanced: boolean)
       if (!sock.sackOk) {
         if (advanced) lost = markHeadLost(sock);
       } else {
-        lost = detectLoss(sock);
+        lost = detectLoss(sock, sock.now);
       }
       cwndReduction(sock, delivered, advanced, lost);
       return;
@@ -289,8 +275,8 @@ function fastRetransAlert(sock: TcpSocket, delivered: number, advanced: boolean)
       return;
     }
   }
-  const lost = detectLoss(sock);
-  if (lost > 0) {
+  const lost = detectLoss(sock, sock.now);
+  if (lost > 0 || sock.lostOut > 0) {
     enterRecovery(sock);
     cwndReduction(sock, Math.max(delivered, 1), advanced, lost);
     return;

@@ -20,6 +20,8 @@ export class TcpCounters {
   delayedAcks = 0;
   rtoTimeouts = 0;
   fastRetransmits = 0;
+  /** Tail loss probes sent (RFC 8985). */
+  lossProbes = 0;
   /** Segments that arrived out of order. */
   outOfOrder = 0;
   resetsSent = 0;

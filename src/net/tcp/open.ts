@@ -27,7 +27,6 @@ function chooseIdentity(sock: TcpSocket): void {
   sock.iss = rng.nextU32();
   sock.sndUna = sock.iss;
   sock.sndNxt = seqAdd(sock.iss, 1);
-  sock.lostFrontier = sock.iss;
   sock.tsOffset = rng.nextU32();
   sock.ipId = rng.nextU32() & 0xffff;
 }

@@ -113,8 +113,15 @@ export class TcpSocket implements CcHost {
   /** Duplicate ACKs counted as SACKs on a connection without SACK (tcp_add_reno_sack). */
   renoSacked = 0;
   dupAcks = 0;
-  /** Highest sequence known to be below the third SACKed segment (RFC 6675 loss frontier). */
-  lostFrontier = 0;
+  /** RACK: send time and end of the most recently sent delivered segment, its RTT, new info. */
+  rackXmit = -1;
+  rackEndSeq = 0;
+  rackRtt = 0;
+  rackAdvanced = false;
+  /** How long the reorder timer should wait (set by RACK), 0 = not needed. */
+  reoWait = 0;
+  /** snd_nxt when the outstanding tail loss probe was sent, -1 when none is (tlp_high_seq). */
+  tlpHighSeq = -1;
   cwnd: number;
   ssthresh = INFINITE_SSTHRESH;
   cwndCnt = 0;
@@ -187,11 +194,12 @@ export class TcpSocket implements CcHost {
   rtxTimerAt = 0;
   rtxDeadline = 0;
   /** What the retransmission timer does when it fires. */
-  rtxMode: 0 | 1 = 0;
+  rtxMode: 0 | 1 | 2 = 0;
   probes = 0;
   delackTimer = 0;
   delackDeadline = 0;
   groTimer = 0;
+  reoTimer = 0;
   stateTimer = 0;
   connectTimer = 0;
   /** Set once the application has fully closed (no more reads). */

@@ -9,13 +9,17 @@ import { Sacked } from "./rtx-queue.js";
 import { seqDiff, seqGt } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
 import { CaState, tcpError, TcpError, TcpState } from "./states.js";
-import { pushPending, sendAck, sendSyn, sendWindowProbe } from "./tx.js";
+import { pushPending, retransmitTail, sendAck, sendNewProbe, sendSyn, sendWindowProbe } from "./tx.js";
 import { flushGro } from "./rx.js";
+import { cwndReduction, enterRecovery } from "./ack.js";
+import { rackDetectLoss } from "./rack.js";
 
 const RTO_MODE = 0;
 const PERSIST_MODE = 1;
+const PROBE_MODE = 2;
 
 const fireRtx = (sock: TcpSocket): void => onRtxTimer(sock);
+const fireReorder = (sock: TcpSocket): void => onReorderTimer(sock);
 const fireDelack = (sock: TcpSocket): void => onDelackTimer(sock);
 const fireGro = (sock: TcpSocket): void => {
   sock.groTimer = 0;
@@ -39,7 +43,25 @@ export function armRto(sock: TcpSocket, at: number): void {
   setRtxDeadline(sock, at);
 }
 
-function setRtxDeadline(sock: TcpSocket, at: number): void {
+/**
+ * tcp_set_xmit_timer: a tail loss probe (RFC 8985 7) two RTTs out (+ TCP_RTO_MIN for a lone
+ * segment that may meet a delayed ACK) on an Open SACK connection without a probe outstanding,
+ * else the retransmission timeout.
+ */
+export function armXmitTimer(sock: TcpSocket): void {
+  const now = sock.now;
+  const rto = now + sock.icskRto;
+  if (sock.sackOk && sock.caState === CaState.OPEN && sock.tlpHighSeq === -1 && sock.rtt.srtt > 0 && sock.packetsOut > 0) {
+    const pto = 2 * sock.rtt.srtt + (sock.packetsOut === 1 ? sock.stack.sysctl.rtoMinNs : 2 * NS_PER_MS);
+    sock.rtxMode = PROBE_MODE;
+    setRtxDeadline(sock, Math.min(now + pto, rto));
+    return;
+  }
+  armRto(sock, rto);
+}
+
+function setRtxDeadline(sock: TcpSocket, deadline: number): void {
+  const at = Math.ceil(deadline);
   sock.rtxDeadline = at;
   const sim = sock.stack.sim;
   if (sock.rtxTimer !== 0 && sock.rtxTimerAt <= at) return;
@@ -49,6 +71,7 @@ function setRtxDeadline(sock: TcpSocket, at: number): void {
 }
 
 export function stopRto(sock: TcpSocket): void {
+  if (sock.rtxMode === PROBE_MODE) sock.rtxMode = RTO_MODE;
   sock.rtxDeadline = 0;
   sock.rtxMode = RTO_MODE;
 }
@@ -79,6 +102,10 @@ function onRtxTimer(sock: TcpSocket): void {
   sock.rtxDeadline = 0;
   if (sock.rtxMode === PERSIST_MODE) {
     probeTimer(sock);
+    return;
+  }
+  if (sock.rtxMode === PROBE_MODE) {
+    if (sock.packetsOut > 0) lossProbe(sock, now);
     return;
   }
   switch (sock.state) {
@@ -156,7 +183,6 @@ export function enterLoss(sock: TcpSocket): void {
   sock.cwndCnt = 0;
   sock.caState = CaState.LOSS;
   sock.highSeq = sock.sndNxt;
-  sock.lostFrontier = sock.sndNxt;
   sock.cc.onLoss();
   sock.stack.counters.rtoTimeouts++;
   sock.stats.timeouts++;
@@ -174,6 +200,15 @@ function retransmitTimeout(sock: TcpSocket, now: number): void {
   pushPending(sock);
   sock.backoff++;
   sock.icskRto = Math.min(sock.icskRto * 2, TCP_RTO_MAX_NS);
+  armRto(sock, now + sock.icskRto);
+}
+
+/** tcp_send_loss_probe: one new segment if the window allows, else the last one again; then the RTO. */
+function lossProbe(sock: TcpSocket, now: number): void {
+  if (sock.tlpHighSeq === -1 && (sendNewProbe(sock) || retransmitTail(sock))) {
+    sock.tlpHighSeq = sock.sndNxt;
+    sock.stack.counters.lossProbes++;
+  }
   armRto(sock, now + sock.icskRto);
 }
 
@@ -198,6 +233,27 @@ function probeTimer(sock: TcpSocket): void {
   setRtxDeadline(sock, sock.now + Math.min(sock.icskRto * 2 ** sock.probes, TCP_RTO_MAX_NS));
 }
 
+/** RACK's reorder timer: decide on the segments that were still inside the reordering window. */
+export function armReorder(sock: TcpSocket, at: number): void {
+  const sim = sock.stack.sim;
+  if (sock.reoTimer !== 0) sim.cancel(sock.reoTimer);
+  sock.reoTimer = sim.scheduleAt(Math.ceil(at), fireReorder, sock);
+}
+
+function onReorderTimer(sock: TcpSocket): void {
+  sock.reoTimer = 0;
+  if (sock.closed || sock.packetsOut === 0) return;
+  const now = sock.now;
+  const marked = rackDetectLoss(sock, now);
+  if (sock.reoWait > 0) armReorder(sock, now + sock.reoWait);
+  if (marked === 0) return;
+  if (sock.caState < CaState.RECOVERY) {
+    enterRecovery(sock);
+    cwndReduction(sock, 1, false, marked);
+  }
+  pushPending(sock);
+}
+
 /** tcp_send_delayed_ack: the ACK goes out after the ATO unless something else carries it first. */
 export function armDelack(sock: TcpSocket): void {
   let ato = sock.ato > 0 ? sock.ato : sock.stack.sysctl.atoMinNs;
@@ -208,7 +264,7 @@ export function armDelack(sock: TcpSocket): void {
     if (sock.rtt.srtt > 0) maxAto = Math.min(maxAto, Math.max(sock.rtt.srtt, atoMin));
     ato = Math.min(ato, maxAto);
   }
-  const at = sock.now + ato;
+  const at = Math.ceil(sock.now + ato);
   if (sock.delackTimer !== 0 && sock.delackDeadline <= at) return;
   if (sock.delackTimer !== 0) sock.stack.sim.cancel(sock.delackTimer);
   sock.delackDeadline = at;
@@ -256,7 +312,8 @@ export function armConnectTimeout(sock: TcpSocket, timeoutNs: number): void {
 
 export function cancelTimers(sock: TcpSocket): void {
   const sim = sock.stack.sim;
-  for (const id of [sock.rtxTimer, sock.delackTimer, sock.groTimer, sock.stateTimer, sock.connectTimer]) if (id !== 0) sim.cancel(id);
+  for (const id of [sock.rtxTimer, sock.delackTimer, sock.groTimer, sock.stateTimer, sock.connectTimer, sock.reoTimer]) if (id !== 0) sim.cancel(id);
+  sock.reoTimer = 0;
   sock.rtxTimer = 0;
   sock.rtxDeadline = 0;
   sock.delackTimer = 0;

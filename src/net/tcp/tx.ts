@@ -13,10 +13,13 @@ import { Sacked } from "./rtx-queue.js";
 import { seqAdd, seqDiff } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
 import { CaState, TcpState } from "./states.js";
-import { armRto, armPersist } from "./timers.js";
+import { armPersist, armXmitTimer } from "./timers.js";
 import { onAckSent, selectWindow } from "./window.js";
 
 export const TcpFlags = { FIN: 0x01, SYN: 0x02, RST: 0x04, PSH: 0x08, ACK: 0x10 } as const;
+
+/** net.ipv4.tcp_tso_win_divisor. */
+const TSO_WIN_DIVISOR = 3;
 
 const sackLeft = new Uint32Array(4);
 const sackRight = new Uint32Array(4);
@@ -136,6 +139,21 @@ function tsoSegments(sock: TcpSocket): number {
   return Math.max(Math.floor(bytes / sock.mss), 2);
 }
 
+/**
+ * tcp_tso_should_defer: with less than a full super-packet allowed now, wait for the next ACK
+ * (expected within half an RTT of the oldest segment) rather than send a small one.
+ */
+function shouldDefer(sock: TcpSocket, budget: number, room: number, avail: number, batchMax: number, now: number): boolean {
+  const mss = sock.mss;
+  if (!sock.stack.sysctl.segmentationOffload || avail <= mss || sock.caState >= CaState.RECOVERY) return false;
+  if (sock.finQueued && avail <= room && avail <= budget * mss) return false;
+  const limit = Math.min(budget * mss, room);
+  if (limit >= batchMax * mss) return false;
+  if (limit >= Math.min(sock.sndWnd, sock.cwnd * mss) / TSO_WIN_DIVISOR) return false;
+  if (now - sock.lastSendTime > NS_PER_MS || sock.rtx.count === 0) return false;
+  return now - sock.rtx.sentAt[sock.rtx.slot(0)]! >= sock.rtt.srtt / 2;
+}
+
 function sendable(state: TcpState): boolean {
   return state === TcpState.ESTABLISHED || state === TcpState.CLOSE_WAIT || state === TcpState.FIN_WAIT_1 ||
     state === TcpState.LAST_ACK || state === TcpState.CLOSING;
@@ -207,6 +225,37 @@ function sendNew(sock: TcpSocket, len: number, fin: boolean, push: boolean, now:
   sock.lastSendTime = now;
 }
 
+/** The loss probe's new segment: one MSS (or less) of unsent data, if the peer's window allows. */
+export function sendNewProbe(sock: TcpSocket): boolean {
+  const avail = seqDiff(sock.writeSeq, sock.sndNxt);
+  const room = seqDiff(seqAdd(sock.sndUna, sock.sndWnd), sock.sndNxt);
+  if (avail <= 0 || room <= 0) return false;
+  const len = Math.min(sock.mss, avail, room);
+  sendNew(sock, len, len === avail && sock.finQueued, len === avail, sock.now);
+  countTxBatch(sock, 1, len);
+  return true;
+}
+
+/** The loss probe's retransmission of the highest-sequence segment. */
+export function retransmitTail(sock: TcpSocket): boolean {
+  const q = sock.rtx;
+  if (q.count === 0) return false;
+  const s = q.slot(q.count - 1);
+  const f = q.flags[s]!;
+  if ((f & Sacked.SACKED) !== 0) return false;
+  const fin = (f & Sacked.FIN) !== 0;
+  const len = seqDiff(q.end[s]!, q.seq[s]!) - (fin ? 1 : 0);
+  if (sock.retransStamp === 0) sock.retransStamp = q.sentAt[s]!;
+  emit(sock, TcpFlags.ACK | (fin ? TcpFlags.FIN : 0) | (len > 0 ? TcpFlags.PSH : 0), q.seq[s]!, len, null, nextIpId(sock));
+  if ((f & Sacked.RETRANS) === 0) sock.retransOut++;
+  q.flags[s] = f | Sacked.RETRANS | Sacked.EVER_RETRANS;
+  q.sentAt[s] = sock.now;
+  sock.stack.counters.retransSegments++;
+  sock.stats.retransmits++;
+  countTxBatch(sock, 1, len);
+  return true;
+}
+
 /** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */
 export function pushPending(sock: TcpSocket): void {
   if (!sendable(sock.state)) return;
@@ -219,6 +268,7 @@ export function pushPending(sock: TcpSocket): void {
   let batchBytes = 0;
   let cwndLimited = false;
   const mss = sock.mss;
+  const sentBefore = sock.stats.segsOut;
   for (;;) {
     const avail = seqDiff(sock.writeSeq, sock.sndNxt);
     if (avail <= 0) break;
@@ -228,6 +278,10 @@ export function pushPending(sock: TcpSocket): void {
     }
     const room = seqDiff(seqAdd(sock.sndUna, sock.sndWnd), sock.sndNxt);
     if (room <= 0) break;
+    if (batchSegs === 0 && shouldDefer(sock, budget, room, avail, batchMax, now)) {
+      cwndLimited = true;
+      break;
+    }
     const len = Math.min(mss, avail, room);
     if (len < mss && sock.packetsOut > 0) {
       if (len < avail) break;
@@ -250,8 +304,9 @@ export function pushPending(sock: TcpSocket): void {
     countTxBatch(sock, 1, 0);
   }
   sock.cwndLimited = cwndLimited;
+  const sentNew = sock.stats.segsOut !== sentBefore;
   if (sock.packetsOut > 0) {
-    if (sock.rtxDeadline === 0 || sock.rtxMode !== 0) armRto(sock, now + sock.icskRto);
+    if (sock.rtxDeadline === 0 || sock.rtxMode === 1 || sentNew) armXmitTimer(sock);
   } else if (seqDiff(sock.writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
     armPersist(sock);
   }

@@ -48,6 +48,40 @@ test("gc removes expired entries; a full table evicts the least recently used", 
   assert.equal(ct.size, 3);
 });
 
+test("noPrealloc storage grows on demand with the same answers, slots and evictions", () => {
+  const pre = new ConntrackMap(300);
+  const lazy = new ConntrackMap(300, { noPrealloc: true });
+  assert.ok(lazy.values.length < pre.values.length, "starts small");
+  for (let i = 0; i < 1000; i++) {
+    const sport = 1000 + ((i * 7919) % 450);
+    if (i % 5 === 4) {
+      assert.equal(lazy.lookupV4(A, B, sport, 80, TCP, 0), pre.lookupV4(A, B, sport, 80, TCP, 0));
+      continue;
+    }
+    const a = pre.createV4(A, B, sport, 80, TCP, 0, i, 1000);
+    const b = lazy.createV4(A, B, sport, 80, TCP, 0, i, 1000);
+    assert.equal(b, a);
+    assert.equal(lazy.created, pre.created);
+    assert.equal(lazy.expiresAt(b), pre.expiresAt(a));
+  }
+  assert.equal(lazy.size, 300);
+  assert.equal(lazy.stats.evictions, pre.stats.evictions);
+  assert.equal(lazy.values.length, pre.values.length, "grown to maxEntries");
+});
+
+test("insertV4 leaves the times to the caller; byte counters carry past 2^32", () => {
+  const ct = new ConntrackMap(4);
+  const slot = ct.insertV4(A, B, 40000, 443, TCP, CtTupleFlag.OUT);
+  assert.equal(ct.created, true);
+  assert.equal(ct.expiresAt(slot), 0);
+  assert.equal(ct.values[slot * CT_VALUE_WORDS + CtValue.ORIG_PORTS], 40000 * 65536 + 443);
+  const base = slot * CT_VALUE_WORDS;
+  ct.values[base + CtValue.TX_BYTES] = 0xffffff00;
+  ct.addTx(slot, 0x200);
+  assert.equal(readU64(ct.values, base + CtValue.TX_BYTES), 0x100000100);
+  assert.equal(readU64(ct.values, base + CtValue.TX_PACKETS), 1);
+});
+
 test("value layout words are distinct and fit in CT_VALUE_WORDS", () => {
   const wide = new Set<number>([CtValue.EXPIRES_NS, CtValue.TX_PACKETS, CtValue.TX_BYTES, CtValue.RX_PACKETS, CtValue.RX_BYTES, CtValue.CREATED_NS]);
   const used = new Set<number>();

@@ -61,3 +61,32 @@ test("IPv6 entries are read straight from packet bytes", () => {
   assert.equal(cache.lookupV6(frame, 24), ReservedIdentity.REMOTE_NODE);
   assert.equal(cache.lookupV6(parseIPv6("2001:db8::1")!, 0), ReservedIdentity.WORLD_IPV6);
 });
+
+test("views share one store; the owner's view sees the owner-local identity and no tunnel", () => {
+  const store = new IpCache(64);
+  const n1 = store.view(1);
+  const n2 = store.view(2);
+  const podOnN1 = ip("10.1.1.10");
+  const n1Address = ip("192.168.1.1");
+  assert.equal(n2.upsertOwnedV4(podOnN1, 32, 300, ip("192.168.1.1"), 0, 1, 300), 0, "written through any view");
+  assert.equal(store.upsertOwnedV4(n1Address, 32, ReservedIdentity.REMOTE_NODE, 0, 0, 1, ReservedIdentity.HOST), 0);
+  store.upsertV4(0, 0, ReservedIdentity.WORLD, 0, 0);
+
+  assert.equal(n2.lookupV4(podOnN1), 300);
+  assert.equal(n2.lastTunnelEndpoint, ip("192.168.1.1"), "another node tunnels to the pod's node");
+  assert.equal(n1.lookupV4(podOnN1), 300);
+  assert.equal(n1.lastTunnelEndpoint, 0, "the pod's own node routes it locally");
+  assert.equal(n1.lookupV4(n1Address), ReservedIdentity.HOST);
+  assert.equal(n2.lookupV4(n1Address), ReservedIdentity.REMOTE_NODE);
+  assert.equal(store.lookupV4(n1Address), ReservedIdentity.REMOTE_NODE, "a plain cache sees the shared value");
+  assert.equal(n1.lookupV4(ip("8.8.8.8")), ReservedIdentity.WORLD);
+  assert.equal(n1.size, store.size);
+
+  // A plain upsert clears the owner: every view sees the same value again.
+  store.upsertV4(n1Address, 32, 77, 0, 0);
+  assert.equal(n1.lookupV4(n1Address), 77);
+  assert.equal(n1.deleteV4(podOnN1, 32), true);
+  assert.equal(n2.lookupV4(podOnN1), ReservedIdentity.WORLD, "deletes are shared too");
+  assert.equal(store.upsertOwnedV4(podOnN1, 32, 300, 0, 0, -1, 300), MapError.INVALID);
+  assert.throws(() => store.view(0), RangeError);
+});

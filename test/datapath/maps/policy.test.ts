@@ -103,6 +103,51 @@ test("lookup cost does not grow with the number of entries", () => {
   assert.ok(small <= 2, `probes per lookup ${small}`);
 });
 
+test("an identity with one single-block entry per direction costs one probe; more entries still answer right", () => {
+  const map = new PolicyMap(64);
+  map.upsert(INGRESS, 300, TCP, 80, 80, ALLOW, 1);
+  map.upsert(EGRESS, 300, UDP, 52, 55, DENY, 2); // [52, 55] is one aligned block
+  const probes = () => {
+    const before = map.probes;
+    return (verdict: number) => ({ verdict, probes: map.probes - before });
+  };
+  let p = probes();
+  assert.deepEqual(p(map.lookup(INGRESS, 300, TCP, 80)), { verdict: ALLOW, probes: 1 });
+  p = probes();
+  assert.deepEqual(p(map.lookup(EGRESS, 300, UDP, 54)), { verdict: DENY, probes: 1 });
+  assert.equal(map.lastRuleRef, 2);
+  assert.equal(map.lookup(INGRESS, 300, UDP, 80), MISS, "the entry's protocol still counts");
+  assert.equal(map.lookup(EGRESS, 300, UDP, 56), MISS);
+  // A second entry for the identity and direction: per-length probes from then on, same answers.
+  map.upsert(INGRESS, 300, TCP, 8080, 8090, ALLOW, 3);
+  assert.equal(map.lookup(INGRESS, 300, TCP, 80), ALLOW);
+  assert.equal(map.lastRuleRef, 1);
+  assert.equal(map.lookup(INGRESS, 300, TCP, 8085), ALLOW);
+  assert.equal(map.lastRuleRef, 3);
+  map.delete(INGRESS, 300, TCP, 8080, 8090);
+  map.delete(INGRESS, 300, TCP, 80, 80);
+  assert.equal(map.lookup(INGRESS, 300, TCP, 80), MISS);
+  assert.equal(map.blockCount, 1);
+  assert.deepEqual(map.dump(), [{ direction: EGRESS, identity: 300, proto: UDP, portLo: 52, portHi: 55, verdict: DENY, ruleRef: 2 }]);
+});
+
+test("reserve() changes capacity only, not answers; identities above 2^31 round-trip", () => {
+  const fill = (map: PolicyMap) => {
+    for (let i = 0; i < 200; i++) map.upsert(i % 2, 0xfffffff0 - (i % 40), i % 3 === 0 ? 0 : TCP, 1000 + i, 1000 + i + (i % 5), i % 11 === 0 ? DENY : ALLOW, i);
+  };
+  const plain = new PolicyMap(4096);
+  const reserved = new PolicyMap(4096);
+  reserved.reserve(200, 600);
+  fill(plain);
+  fill(reserved);
+  for (let q = 0; q < 3000; q++) {
+    const args = [q % 2, 0xfffffff0 - (q % 45), q % 4 === 0 ? UDP : TCP, 990 + (q % 230)] as const;
+    assert.equal(reserved.lookup(...args), plain.lookup(...args));
+    assert.equal(reserved.lastRuleRef, plain.lastRuleRef);
+  }
+  assert.ok(plain.dump().every((e) => e.identity > 2 ** 31 && e.identity <= 0xfffffff0));
+});
+
 // ---- Brute-force evaluator, written from the contract, independent of the block encoding ----
 
 interface RefEntry {

@@ -1,6 +1,5 @@
 // Simulator timers of the BGP speakers (connect, hold, keepalive), tracked with their due times so
-// a cluster can run "until idle": until nothing but these periodic control-plane timers is pending,
-// stopping before the next of them fires.
+// a cluster can run "until idle": until nothing but these periodic control-plane timers is pending.
 import type { Simulator } from "../../../engine/simulator.js";
 
 export class BgpTimers {
