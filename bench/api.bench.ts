@@ -48,11 +48,17 @@ bench
   .add("/metrics (prom-client)", inProcess("/metrics"))
   .add("/version over loopback HTTP", overHttp("/version"))
   .add("metrics-server scrape (accounting)", () => {
+    // A repeated scrape at the same instant replaces the newest sample (the window stays).
     backend.metrics.scrape(lab.sim.now);
   });
 await bench.run();
 
-const hz = (name: string): number => bench.tasks.find((t) => t.name === name)?.result?.throughput.mean ?? NaN;
+/** Operations per second from the mean latency. */
+function hz(name: string): number {
+  const result = bench.tasks.find((t) => t.name === name)?.result;
+  if (result === undefined || !("period" in result)) throw new Error(`bench task ${name} has no result`);
+  return 1000 / result.period;
+}
 const base = hz("baseline: /version in-process");
 console.log("| task | ops/s | cost vs baseline |");
 console.log("|---|---:|---:|");

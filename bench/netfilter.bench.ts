@@ -187,6 +187,7 @@ function serviceSyns(n: number, options: NetfilterOptions = {}): () => void {
       skb.data[skb.head + 20] = sport >>> 8;
       skb.data[skb.head + 21] = sport & 0xff;
       sport = sport >= 65000 ? 1024 : sport + 1;
+      setL4ChecksumV4(skb.data, skb.head + 20, template.length - 20, 6, CLIENT, vip);
       skb.ctEntry = -1;
       skb.ctState = 0;
       skb.mark = 0;

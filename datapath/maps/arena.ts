@@ -2,7 +2,8 @@
 // many small hash tables of policy maps. Allocating a typed array of its own costs microseconds and GC
 // pressure (an off-heap backing store each); a view costs a small heap object. Blocks are reused once
 // released: by their table when it grows, or (FinalizationRegistry) when the table is garbage-collected.
-// Only memory reuse depends on GC timing; what a table stores and answers never does.
+// Chunks are kept for reuse, never freed. Only memory reuse depends on GC timing; what a table stores and
+// answers never does.
 
 const CHUNK_WORDS = 1 << 18;
 /** Larger blocks get a typed array of their own (the GC frees those). */

@@ -57,10 +57,11 @@ const FILTER_COUNT = 2 << 8;
  * before any, then exact protocol before any, then the longest port block; within one block the smallest
  * ruleRef of the entries that share it.
  *
- * Lookup cost: one probe for the peer identity's header (which says which port prefix lengths exist for
- * it, per protocol class), then one probe per present length (the any-identity lengths are kept in fields),
- * DENY blocks only when the header says there are some. It depends on the variety of port ranges per
- * identity, never on the number of entries; `probes` counts the hash probes.
+ * Lookup cost: one probe for the peer identity's header, which answers by itself when the identity has a
+ * single one-block entry in the direction (inline) and otherwise says which port prefix lengths exist for
+ * it per protocol class, filtered by block; then one probe per remaining length (the any-identity lengths
+ * are kept in fields), DENY blocks only when a header says there are some. It depends on the variety of
+ * port ranges per identity, never on the number of entries; `probes` counts the hash probes.
  *
  * Capacity: maxEntries bounds both the entries and the port-block keys they expand to (as in Cilium, where
  * a port range costs one map key per aligned block); a full map returns MapError.FULL and counts stats.full.
@@ -182,6 +183,8 @@ export class PolicyMap {
     let idExact = 0;
     let idAny = 0;
     let probes = 0;
+    let filter0 = 0; // the identity's header words as they are (idExact is cleared for protocol 0)
+    let filter1 = 0;
     let inline = -1; // header offset when the identity's one block (inline) contains the packet
     if (id !== 0) {
       probes = 1;
@@ -189,8 +192,8 @@ export class PolicyMap {
       if (hdr >= 0) {
         const w = cells[hdr + 2]!;
         if (w >= 0) {
-          idExact = w;
-          idAny = cells[hdr + 3]!;
+          idExact = filter0 = w;
+          idAny = filter1 = cells[hdr + 3]!;
         } else {
           const blockProto = (w >>> 21) & 0xff;
           const len = (w >>> 16) & 31;
@@ -217,8 +220,8 @@ export class PolicyMap {
     probed = 0;
     if (((idExact | idAny | anyExact | anyAny) & DENY_PRESENT) !== 0) {
       const deny = (1 << 30) | (dir << 29);
-      if ((idExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny | (proto << 21), port, idExact, idExact, idAny);
-      if (at < 0 && (idAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny, port, idAny, idExact, idAny);
+      if ((idExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny | (proto << 21), port, idExact, filter0, filter1);
+      if (at < 0 && (idAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, id, deny, port, idAny, filter0, filter1);
       if (at < 0 && (anyExact & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny | (proto << 21), port, anyExact, -1, -1);
       if (at < 0 && (anyAny & DENY_PRESENT) !== 0) at = probeLengths(cells, mask, 0, deny, port, anyAny, -1, -1);
     }
@@ -231,8 +234,8 @@ export class PolicyMap {
     if (at < 0) {
       verdict = PolicyVerdict.ALLOW;
       const allow = dir << 29;
-      at = probeLengths(cells, mask, id, allow | (proto << 21), port, idExact, idExact, idAny);
-      if (at < 0) at = probeLengths(cells, mask, id, allow, port, idAny, idExact, idAny);
+      at = probeLengths(cells, mask, id, allow | (proto << 21), port, idExact, filter0, filter1);
+      if (at < 0) at = probeLengths(cells, mask, id, allow, port, idAny, filter0, filter1);
       if (at < 0) at = probeLengths(cells, mask, 0, allow | (proto << 21), port, anyExact, -1, -1);
       if (at < 0) at = probeLengths(cells, mask, 0, allow, port, anyAny, -1, -1);
     }

@@ -55,6 +55,7 @@ export function labBackend(lab: LabCluster, options: LabBackendOptions = {}): La
     nowNs: () => lab.sim.now,
     drops: options.drops ?? new DropCounter(),
     ledger: options.ledger ?? null,
+    retiredCpuNs: (node) => metrics.retiredCpuNsOf(node),
   });
   return {
     store: lab.store,

@@ -1,7 +1,7 @@
 // Discovery documents: /version, the legacy forms (/api APIVersions, /apis APIGroupList, per
 // group/version APIResourceList) and the aggregated form (apidiscovery.k8s.io v2 / v2beta1
 // APIGroupDiscoveryList) that current kubectl asks for first.
-import { API_GROUPS, API_RESOURCES, groupVersion, READ_VERBS, resourcesOf, type ApiResource } from "./resources.js";
+import { API_GROUPS, groupVersion, READ_VERBS, resourcesOf, type ApiResource } from "./resources.js";
 
 export const AGGREGATED_VERSIONS = ["v2", "v2beta1"] as const;
 export type AggregatedVersion = (typeof AGGREGATED_VERSIONS)[number];
@@ -87,6 +87,3 @@ export function aggregatedDiscovery(core: boolean, v: AggregatedVersion): unknow
   const items = core ? [discoveryGroup("", "v1")] : API_GROUPS.map((g) => discoveryGroup(g.name, g.version));
   return { kind: "APIGroupDiscoveryList", apiVersion: `apidiscovery.k8s.io/${v}`, metadata: {}, items };
 }
-
-/** Every served resource (for tests and `api-resources`-like listings). */
-export const servedResources = (): readonly ApiResource[] => API_RESOURCES;

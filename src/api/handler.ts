@@ -30,7 +30,7 @@ const JSON_TYPE = "application/json";
 
 const json = (body: unknown, contentType = JSON_TYPE, status = 200): ApiResponse => ({ status, contentType, body: JSON.stringify(body) });
 
-export function errorResponse(e: ApiError): ApiResponse {
+function errorResponse(e: ApiError): ApiResponse {
   return json(e.body(), JSON_TYPE, e.code);
 }
 

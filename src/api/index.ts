@@ -7,3 +7,5 @@ export { LiveDriver } from "./driver.js";
 export { ApiError, StatusReason, type StatusBody } from "./status.js";
 export { openEmulation, type Emulation, type EmulationOptions } from "./emulation.js";
 export { parseLabelSelector } from "./selectors.js";
+export { meteredLab, topOutput, type TopContext, type TopQuery } from "./top-command.js";
+export { clusterMetering } from "./cluster-metering.js";

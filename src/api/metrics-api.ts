@@ -47,7 +47,7 @@ export function metricsRequest(backend: ApiBackend, metrics: MetricsServer, req:
     items = [one];
   } else items = items.filter(keep);
   if (n.table !== null) {
-    const rows = items.map((m) => ({ cells: [m.metadata.name, cpuOf(m), memoryOf(m), m.window], metadata: m.metadata }));
+    const rows = items.map((m) => ({ cells: [m.metadata.name, cpuOf(m), memoryOf(m), m.window], object: m }));
     return cellsTable(["NAME", "CPU", "MEMORY", "WINDOW"], rows, tableContext(backend, req.query, n.table));
   }
   if (p.name !== null) return items[0];

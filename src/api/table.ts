@@ -95,7 +95,7 @@ export function toTable(resource: ApiResource, objects: readonly KubeObject[], c
 }
 
 /** A Table with explicit columns and cells (for computed resources such as metrics). */
-export function cellsTable(header: readonly string[], rows: readonly { cells: readonly string[]; metadata: unknown }[], ctx: TableContext): unknown {
+export function cellsTable(header: readonly string[], rows: readonly { cells: readonly string[]; object: { readonly metadata: unknown } }[], ctx: TableContext): unknown {
   return {
     kind: "Table",
     apiVersion: `meta.k8s.io/${ctx.version}`,
@@ -103,7 +103,9 @@ export function cellsTable(header: readonly string[], rows: readonly { cells: re
     columnDefinitions: columns(header, []),
     rows: rows.map((r) => ({
       cells: r.cells,
-      ...(ctx.include === "None" ? {} : { object: { kind: "PartialObjectMetadata", apiVersion: `meta.k8s.io/${ctx.version}`, metadata: r.metadata } }),
+      ...(ctx.include === "None"
+        ? {}
+        : { object: ctx.include === "Object" ? r.object : { kind: "PartialObjectMetadata", apiVersion: `meta.k8s.io/${ctx.version}`, metadata: r.object.metadata } }),
     })),
   };
 }

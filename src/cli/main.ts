@@ -9,13 +9,15 @@ import { captureCommand } from "./commands/capture.js";
 import { demoCommand } from "./commands/demo.js";
 import { labCommand } from "./commands/lab.js";
 import { pcapCommand } from "./commands/pcap.js";
+import { reachCommand } from "./commands/reach.js";
 import { serveCommand } from "./commands/serve.js";
 import { topCommand } from "./commands/top.js";
+import { traceCommand } from "./commands/trace.js";
 import { scheduleCommand } from "./commands/schedule.js";
 import { LineOutput } from "./line-output.js";
 
 /** Every subcommand module, in the order `cnisim --help` lists them. */
-const COMMANDS: readonly CliCommand[] = [demoCommand, pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand];
+const COMMANDS: readonly CliCommand[] = [demoCommand, pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand, reachCommand, traceCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   const ctx: CliContext = { out: new LineOutput(process.stdout), err: new LineOutput(process.stderr), exitCode: ExitCode.OK };

@@ -76,7 +76,7 @@ interface DefaultRow {
 //  [BROUER] J. Brouer, netdev/LCA 2015 (LWN "Improving Linux networking performance"): 67.2 ns per packet at 10G
 //           line rate, a cache miss 32 ns, L3 hit 8 ns, spin lock 16 ns, skb alloc/free and syscalls above the budget.
 //  [CF]     Cloudflare, "How to drop 10 million packets per second" (2018): per-core drop rates by layer; a UDP
-//           application on one core receives ~175 kpps with conntrack creating an entry per packet.
+//           application on one core receives ~170 kpps (conntrack creating an entry per packet).
 //  [CTHALF] Measurements quoted widely (e.g. mamicode 303611): enabling nf_conntrack roughly halves the stack's pps
 //           under new-flow load.
 //  [SLIM]   Zhuo et al., "Slim", NSDI 2019: overlay packets traverse the network stack twice on each host.
@@ -104,7 +104,7 @@ const DEFAULTS: readonly DefaultRow[] = [
   { step: "ipipDecap", packetNs: 300, covers: "ipip_rcv + netif_rx of the inner packet (outer ip_rcv counts as parse + routeLookup)", source: "[SLIM]" },
   { step: "checksum", packetNs: 0, byteNs: 0.06, covers: "software checksum over payload bytes (csum_partial ~16 GB/s)", source: "[CAI]" },
   { step: "copy", packetNs: 0, byteNs: 0.1, covers: "copy between user and kernel buffers (~10 GB/s per core)", source: "[CAI] 42 Gbps/core with TSO/GRO" },
-  { step: "socketDelivery", packetNs: 1500, covers: "a datagram through a socket: queueing, wakeup, send/recv syscall", source: "[CF] 175 kpps to a UDP application" },
+  { step: "socketDelivery", packetNs: 1500, covers: "a datagram through a socket: queueing, wakeup, send/recv syscall", source: "[CF] ~170 kpps to a UDP application" },
   { step: "tcpSegment", packetNs: 250, batchNs: 2000, covers: "per TCP segment (seq/ack, timers); per GSO/GRO batch: sendmsg/recvmsg, wakeup", source: "[CAI] [BROUER]" },
 ];
 

@@ -51,9 +51,11 @@ function rate(h: History): { windowNs: number; cpuNanoCores: number } | null {
   return { windowNs, cpuNanoCores: Math.max(0, Math.floor((h.last.cpuNs - h.prev.cpuNs) / (windowNs / 1e9))) };
 }
 
+/** Adds a sample; one at the same instant as the newest replaces it (the window is kept). */
 function record(map: Map<string, History>, key: string, p: Point): void {
   const h = map.get(key);
   if (h === undefined) map.set(key, { prev: null, last: p });
+  else if (p.timeNs <= h.last.timeNs) h.last = p;
   else {
     h.prev = h.last;
     h.last = p;
@@ -74,6 +76,11 @@ export class MetricsServer {
     readonly cluster: MeteredCluster,
     readonly model: CostModel,
   ) {}
+
+  /** CPU ns of a node's pods that are gone (kept so the node's counter never decreases). */
+  retiredCpuNsOf(node: string): number {
+    return this.retiredCpuNs.get(node) ?? 0;
+  }
 
   /** The accounts of the last scrape (null before the first). */
   get latest(): Accounts | null {
@@ -101,7 +108,7 @@ export class MetricsServer {
         this.nodeHistory.delete(n.node.name);
         continue;
       }
-      const cpuNs = n.cpuNs + (this.retiredCpuNs.get(n.node.name) ?? 0);
+      const cpuNs = n.cpuNs + this.retiredCpuNsOf(n.node.name);
       record(this.nodeHistory, n.node.name, { timeNs: nowNs, cpuNs, memoryBytes: n.memoryBytes });
     }
     const live = new Set(accounts.nodes.map((n) => n.node.name));

@@ -18,6 +18,8 @@ export interface PrometheusSource {
   readonly drops: DropCounter;
   /** The world's packet ledger, when the cluster has a network. */
   readonly ledger: PacketLedger | null;
+  /** CPU ns of a node's pods that are gone (MetricsServer.retiredCpuNsOf), so node counters never decrease. */
+  retiredCpuNs?(node: string): number;
 }
 
 const POLICY_DROP_REASONS: readonly number[] = [DropReason.POLICY_DENIED, DropReason.POLICY_DENY];
@@ -94,7 +96,7 @@ export function createPrometheusRegistry(source: PrometheusSource): Registry {
 
   counter(registry, "cnisim_node_cpu_usage_seconds_total", "Cumulative CPU time of the node: system baseline, datapath work and pods", ["node"], (set) => {
     snap = take();
-    for (const n of accounts().nodes) set({ node: n.node.name }, n.cpuNs / S);
+    for (const n of accounts().nodes) set({ node: n.node.name }, (n.cpuNs + (source.retiredCpuNs?.(n.node.name) ?? 0)) / S);
   });
   gauge(registry, "cnisim_node_memory_working_set_bytes", "Memory of the node: system baseline, pods and conntrack entries", ["node"], (set) => {
     for (const n of accounts().nodes) set({ node: n.node.name }, n.memoryBytes);

@@ -51,4 +51,29 @@ describe("endpoint entry reference counts", () => {
     ep.remove(Direction.INGRESS, cidr, 17, 53, 53, 700_000);
     assert.equal(ep.map.size, 0);
   });
+
+  it("deferred writes (full compile) flush to the same map as immediate writes", () => {
+    const ranges = new PortRangeIds();
+    const make = () => new EndpointState(pod, 256, 1 << 14, { upserts: 0, deletes: 0, mapErrors: 0 }, () => {}, ranges);
+    const now = make();
+    const later = make();
+    later.defer();
+    const cidr = (1 << 24) | 9;
+    const ops: [number, number, number, number, number, number, 1 | -1][] = [];
+    // More than 1,024 distinct ranges: the later ones use the string form of the entry key.
+    for (let i = 0; i < 1200; i++) ops.push([i % 2, i % 3 === 0 ? cidr : 300 + (i % 5), [0, 6, 17, 132][i % 4]!, 1000 + i, 1000 + i + (i % 4), 7 + (i % 3), 1]);
+    ops.push([0, 0, 0, 0, 65535, 1, 1], [0, 0, 0, 0, 65535, 1, -1], [1, 300, 6, 80, 80, 5, 1], [1, 300, 6, 80, 80, 4, 1], [1, 300, 6, 80, 80, 5, -1]);
+    for (let i = 0; i < 1200; i += 7) ops.push([i % 2, i % 3 === 0 ? cidr : 300 + (i % 5), [0, 6, 17, 132][i % 4]!, 1000 + i, 1000 + i + (i % 4), 7 + (i % 3), -1]);
+    for (const [d, id, proto, lo, hi, ref, sign] of ops) {
+      for (const ep of [now, later]) {
+        if (sign === 1) ep.add(d, id, proto, lo, hi, ref);
+        else ep.remove(d, id, proto, lo, hi, ref);
+      }
+    }
+    assert.equal(later.map.size, 0, "nothing written while deferred");
+    later.flush();
+    const sorted = (ep: EndpointState) => ep.map.dump().map((e) => JSON.stringify(e)).sort();
+    assert.ok(now.map.size > 1000);
+    assert.deepEqual(sorted(later), sorted(now));
+  });
 });

@@ -86,7 +86,7 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   if (sock.packetsOut === 0) {
     if (sock.rtxMode === 0) stopRto(sock);
   } else if (advanced || newlySacked > 0) {
-    armXmitTimer(sock);
+    armXmitTimer(sock, true);
   }
   if (sock.rtxMode === 1 && sock.sndWnd > 0) {
     stopRto(sock);
@@ -200,7 +200,7 @@ function sackTag(sock: TcpSocket, seg: Segment, now: number): number {
 }
 
 /** RACK (SACK connections) or NewReno duplicate ACKs: marks segments lost; returns how many. */
-export function detectLoss(sock: TcpSocket, now: number): number {
+function detectLoss(sock: TcpSocket, now: number): number {
   const q = sock.rtx;
   if (q.count === 0) return 0;
   if (!sock.sackOk) {

@@ -57,11 +57,6 @@ export class RtxQueue {
     this.count++;
   }
 
-  clear(): void {
-    this.head = 0;
-    this.count = 0;
-  }
-
   private copy(from: number, to: number): void {
     this.seq[to] = this.seq[from]!;
     this.end[to] = this.end[from]!;

@@ -11,7 +11,7 @@ import type { Segment } from "./segment.js";
 import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
 import { tcpError, TcpError, TcpState } from "./states.js";
-import { armDelack, enterTimeWait, scheduleGroFlush, stopRto } from "./timers.js";
+import { armDelack, enterTimeWait, scheduleGroFlush } from "./timers.js";
 import { pushPending, sendAck, sendReset, sendSyn, TcpFlags } from "./tx.js";
 import { computeWindow, growWindow, incrQuickAck, rcvSpaceAdjust } from "./window.js";
 
@@ -241,7 +241,7 @@ function receiveFin(sock: TcpSocket): void {
 }
 
 /** __tcp_ack_snd_check: ACK now, or arm the delayed-ACK timer. */
-export function ackSndCheck(sock: TcpSocket): void {
+function ackSndCheck(sock: TcpSocket): void {
   if (!sock.ackPending || sock.state === TcpState.CLOSED) return;
   const quick = sock.quickAcks > 0 && !sock.pingpong;
   const fullFrames = seqDiff(sock.rcvNxt, sock.rcvWup) > sock.rcvMss && computeWindow(sock) >= sock.rcvWnd;
@@ -250,7 +250,7 @@ export function ackSndCheck(sock: TcpSocket): void {
 }
 
 /** Hands queued in-order data to the application (or its receive queue), then the FIN. */
-export function deliverPending(sock: TcpSocket): void {
+function deliverPending(sock: TcpSocket): void {
   const pending = sock.pendingData;
   if (pending.length > 0) {
     const before = sock.rcvWindowNow();
@@ -323,4 +323,3 @@ export function groAdmit(sock: TcpSocket, seg: Segment): void {
   sock.groBytes += seg.payloadLen;
 }
 
-export { stopRto };

@@ -4,7 +4,7 @@
 
 import { read16, read32 } from "../../wire/bytes.js";
 
-export const MAX_SACK_BLOCKS = 4;
+const MAX_SACK_BLOCKS = 4;
 
 const OPT_EOL = 0;
 const OPT_NOP = 1;

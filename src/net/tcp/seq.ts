@@ -7,7 +7,5 @@ export const seqLt = (a: number, b: number): boolean => ((a - b) | 0) < 0;
 export const seqLeq = (a: number, b: number): boolean => ((a - b) | 0) <= 0;
 export const seqGt = (a: number, b: number): boolean => ((a - b) | 0) > 0;
 export const seqGeq = (a: number, b: number): boolean => ((a - b) | 0) >= 0;
-export const seqMax = (a: number, b: number): number => (seqGt(a, b) ? a : b);
-export const seqMin = (a: number, b: number): number => (seqLt(a, b) ? a : b);
 /** lo <= x <= hi in sequence space. */
 export const seqBetween = (x: number, lo: number, hi: number): boolean => ((hi - lo) >>> 0) >= ((x - lo) >>> 0);

@@ -71,6 +71,8 @@ export class TcpSocket implements CcHost {
   error: TcpErrorInfo | null = null;
   readonly noDelay: boolean;
   autoRead: boolean;
+  /** Set when send() could not take everything (onWritable is due when space frees). */
+  wantWritable = false;
 
   // ---- send side ----
   iss = 0;
@@ -231,7 +233,6 @@ export class TcpSocket implements CcHost {
     this.sndbuf = options.sndbuf ?? sys.wmem[1];
     this.rcvbufLocked = options.rcvbuf !== undefined;
     this.rcvbuf = options.rcvbuf ?? sys.rmem[1];
-    this.ato = 0;
   }
 
   // ---- application API -------------------------------------------------------------------------
@@ -323,9 +324,6 @@ export class TcpSocket implements CcHost {
   }
 
   // ---- helpers used by the segment paths ---------------------------------------------------------
-
-  /** Set when send() could not take everything (onWritable is due when space frees). */
-  wantWritable = false;
 
   canSend(): boolean {
     const s = this.state;

@@ -4,7 +4,7 @@
 // connect timeout. The retransmission timer is re-armed lazily: moving its deadline later costs
 // no event, the pending event re-schedules itself when it fires early.
 
-import { NS_PER_SEC, TCP_RTO_MAX_NS, TCP_TIMEOUT_INIT_NS, TCP_TIMEWAIT_NS } from "./constants.js";
+import { NS_PER_MS, NS_PER_SEC, TCP_DELACK_MAX_NS, TCP_RTO_MAX_NS, TCP_TIMEOUT_INIT_NS, TCP_TIMEWAIT_NS } from "./constants.js";
 import { Sacked } from "./rtx-queue.js";
 import { seqDiff, seqGt } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
@@ -44,20 +44,23 @@ export function armRto(sock: TcpSocket, at: number): void {
 }
 
 /**
- * tcp_set_xmit_timer: a tail loss probe (RFC 8985 7) two RTTs out (+ TCP_RTO_MIN for a lone
- * segment that may meet a delayed ACK) on an Open SACK connection without a probe outstanding,
- * else the retransmission timeout.
+ * tcp_set_xmit_timer / tcp_schedule_loss_probe: on an Open SACK connection without a probe
+ * outstanding, a tail loss probe (RFC 8985 7) two RTTs out (+ TCP_RTO_MIN for a lone segment that
+ * may meet a delayed ACK, else 2 ms), never later than the RTO; otherwise the RTO. After an ACK the
+ * RTO restarts from now; after sending new data it stays counted from the oldest segment.
  */
-export function armXmitTimer(sock: TcpSocket): void {
+export function armXmitTimer(sock: TcpSocket, fromAck: boolean): void {
   const now = sock.now;
-  const rto = now + sock.icskRto;
+  const q = sock.rtx;
+  const head = q.count > 0 ? q.sentAt[q.slot(0)]! : now;
+  const rtoAt = Math.max((fromAck ? now : head) + sock.icskRto, now + 1);
   if (sock.sackOk && sock.caState === CaState.OPEN && sock.tlpHighSeq === -1 && sock.rtt.srtt > 0 && sock.packetsOut > 0) {
     const pto = 2 * sock.rtt.srtt + (sock.packetsOut === 1 ? sock.stack.sysctl.rtoMinNs : 2 * NS_PER_MS);
     sock.rtxMode = PROBE_MODE;
-    setRtxDeadline(sock, Math.min(now + pto, rto));
+    setRtxDeadline(sock, Math.min(now + pto, rtoAt));
     return;
   }
-  armRto(sock, rto);
+  if (fromAck || sock.rtxDeadline === 0 || sock.rtxMode !== RTO_MODE) armRto(sock, rtoAt);
 }
 
 function setRtxDeadline(sock: TcpSocket, deadline: number): void {
@@ -161,7 +164,7 @@ function synackTimeout(sock: TcpSocket, now: number): void {
 }
 
 /** tcp_enter_loss: everything not SACKed is lost, cwnd 1, ssthresh from the controller. */
-export function enterLoss(sock: TcpSocket): void {
+function enterLoss(sock: TcpSocket): void {
   if (sock.caState <= CaState.DISORDER || !seqGt(sock.highSeq, sock.sndUna) || (sock.caState === CaState.LOSS && sock.retransmits === 0)) {
     sock.priorCwnd = sock.cwnd;
     sock.ssthresh = sock.cc.ssthresh(sock);
@@ -260,7 +263,7 @@ export function armDelack(sock: TcpSocket): void {
   const atoMin = sock.stack.sysctl.atoMinNs;
   if (ato > atoMin) {
     let maxAto = NS_PER_SEC / 2;
-    if (sock.pingpong) maxAto = 200e6;
+    if (sock.pingpong) maxAto = TCP_DELACK_MAX_NS;
     if (sock.rtt.srtt > 0) maxAto = Math.min(maxAto, Math.max(sock.rtt.srtt, atoMin));
     ato = Math.min(ato, maxAto);
   }

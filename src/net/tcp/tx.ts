@@ -26,7 +26,7 @@ const sackRight = new Uint32Array(4);
 const synOpts: SynOptions = { mss: 0, sackPermitted: false, timestamps: false, tsVal: 0, tsEcr: 0, wscale: -1 };
 
 /** The connection's timestamp clock: milliseconds plus its random offset (tcp_time_stamp_ts). */
-export function tsNow(sock: TcpSocket): number {
+function tsNow(sock: TcpSocket): number {
   return (Math.floor(sock.now / NS_PER_MS) + sock.tsOffset) >>> 0;
 }
 
@@ -80,7 +80,7 @@ function nextIpId(sock: TcpSocket): number {
 }
 
 /** Counts one transmit batch (a GSO/TSO super-packet, or a lone segment). */
-export function countTxBatch(sock: TcpSocket, segments: number, bytes: number): void {
+function countTxBatch(sock: TcpSocket, segments: number, bytes: number): void {
   sock.stack.counters.txBatches++;
   sock.stack.costObserver?.txBatch(segments, bytes);
 }
@@ -306,7 +306,7 @@ export function pushPending(sock: TcpSocket): void {
   sock.cwndLimited = cwndLimited;
   const sentNew = sock.stats.segsOut !== sentBefore;
   if (sock.packetsOut > 0) {
-    if (sock.rtxDeadline === 0 || sock.rtxMode === 1 || sentNew) armXmitTimer(sock);
+    if (sentNew || sock.rtxDeadline === 0 || sock.rtxMode === 1) armXmitTimer(sock, false);
   } else if (seqDiff(sock.writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
     armPersist(sock);
   }

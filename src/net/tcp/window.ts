@@ -9,10 +9,10 @@ import { seqDiff } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
 
 /** tcp_win_from_space: the part of a buffer that can be offered as window. */
-export const winFromSpace = (space: number): number => Math.floor(space / 2);
+const winFromSpace = (space: number): number => Math.floor(space / 2);
 
 /** tcp_space: window that the free receive buffer allows (held segments charged their truesize). */
-export function freeSpace(sock: TcpSocket): number {
+function freeSpace(sock: TcpSocket): number {
   return winFromSpace(sock.rcvbuf - sock.rq.charge - sock.pendingCharge);
 }
 

@@ -6,9 +6,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { iptablesRestore } from "../../../src/net/netfilter/index.js";
-import { HttpServer, HttpTool, NGINX_WELCOME_PAGE, httpGet, type HttpResult } from "../../../src/cluster/workloads/index.js";
+import { DnsServer, HttpServer, HttpTool, NGINX_WELCOME_PAGE, Resolver, httpGet, podResolvConf, type HttpResult } from "../../../src/cluster/workloads/index.js";
 import { unwrap } from "../../../src/util/result.js";
-import { Capture, assertConserved, routed, vethPair } from "../../net/tcp/topology.js";
+import { Capture, assertConserved, ip, routed, vethPair } from "../../net/tcp/topology.js";
 import { tsharkFields, tsharkMissing } from "./tshark.js";
 
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -109,4 +109,19 @@ test("a large body crosses a routed path with a slow link intact", () => {
   // 1 MiB over 100 Mbit/s takes at least 84 ms of serialization.
   assert.ok(r.timings.doneNs > 84e6, `done after ${r.timings.doneNs / 1e6} ms`);
   assertConserved(t.world);
+});
+
+test("by name: the pod resolver finds the service, an unknown name is curl's error (6)", () => {
+  const t = vethPair();
+  unwrap(new HttpServer(t.b, { body: "Hello web1\n" }).start());
+  unwrap(new DnsServer(t.b, { namespaces: ["default"], services: [{ name: "web", namespace: "default", clusterIP: ip("10.9.0.2") }] }).start());
+  const resolver = new Resolver(t.a, podResolvConf("default", ip("10.9.0.2")));
+  const ok = get(t, { host: "web", resolver });
+  assert.equal(ok.kind, "response");
+  if (ok.kind === "response") assert.equal(text(ok.body), "Hello web1\n");
+  const t2 = vethPair();
+  unwrap(new DnsServer(t2.b, { namespaces: ["default"], services: [] }).start());
+  const missing = get(t2, { host: "nothing", resolver: new Resolver(t2.a, podResolvConf("default", ip("10.9.0.2"))), tool: HttpTool.WGET });
+  assert.equal(missing.kind, "dns");
+  if (missing.kind === "dns") assert.equal(missing.message, "wget: bad address 'nothing'");
 });

@@ -34,7 +34,7 @@ function bulk(opts: { tso: boolean; groNs: number }) {
   const received = new Recorder();
   client.costObserver = sent;
   server.costObserver = received;
-  const data = new Uint8Array(4_000_000).map((_, i) => (i * 13) & 0xff);
+  const data = new Uint8Array(2_000_000).map((_, i) => (i * 13) & 0xff);
   const h = createHash("sha256");
   let got = 0;
   unwrap(server.listen(5201, (s) => (s.events = { onData: (_x, d) => void (h.update(d), (got += d.length)), onEnd: (x) => x.close() })));

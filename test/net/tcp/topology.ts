@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Simulator } from "../../../src/engine/simulator.js";
 import type { CaptureTap, NetDevice } from "../../../src/net/device.js";
+import { TcVerdict, type AttachedProgram } from "../../../src/net/hook.js";
 import { EthernetDevice } from "../../../src/net/ethernet.js";
 import { DEFAULT_LINK, Link, type LinkParams } from "../../../src/net/link.js";
 import { VethDevice } from "../../../src/net/veth.js";
@@ -130,4 +131,31 @@ export function assertConserved(world: NetWorld): void {
   const l = world.ledger;
   assert.equal(l.entered, l.delivered + l.dropped + l.inFlight, "ledger identity");
   assert.equal(l.inFlight, 0, `packets still in flight: ${l.inFlight}`);
+}
+
+/**
+ * Drops, once each, the IPv4/TCP frames leaving `dev` that `match` selects (given the TCP sequence
+ * number and payload length), e.g. to lose one segment and then its retransmission.
+ */
+export function dropSegments(dev: NetDevice, match: (seq: number, payloadLen: number) => boolean, times = 1): { dropped: number } {
+  const state = { dropped: 0 };
+  const prog: AttachedProgram = {
+    name: "test-drop",
+    dropReason: 1000,
+    dropSite: "test/net/tcp:drop-segment",
+    redirectIfindex: 0,
+    redirectIngress: false,
+    run(skb) {
+      const b = skb.bytes();
+      if (state.dropped >= times || b.length < 54 || b[12] !== 0x08 || b[13] !== 0 || b[23] !== 6) return TcVerdict.OK;
+      const l4 = 14 + (b[14]! & 15) * 4;
+      const seq = ((b[l4 + 4]! << 24) | (b[l4 + 5]! << 16) | (b[l4 + 6]! << 8) | b[l4 + 7]!) >>> 0;
+      const len = b.length - l4 - (b[l4 + 12]! >>> 4) * 4;
+      if (!match(seq, len)) return TcVerdict.OK;
+      state.dropped++;
+      return TcVerdict.SHOT;
+    },
+  };
+  dev.tcEgress = prog;
+  return state;
 }

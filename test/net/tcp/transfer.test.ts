@@ -72,9 +72,9 @@ function transfer(world: { sim: { now: number; run(): number } }, from: Paramete
 
 const sha = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
 
-test("2 MB over a link losing 2% of frames arrive intact, recovered by retransmissions", () => {
+test("1 MB over a link losing 2% of frames arrives intact, recovered by retransmissions", () => {
   const t = linked({ bandwidthBps: 1e9, latencyNs: 200_000, lossRate: 0.02 }, 7);
-  const data = payload(2_000_000, 42);
+  const data = payload(1_000_000, 42);
   const r = transfer(t.world, t.a, t.b, ip("10.9.0.2"), data);
   assert.equal(r.received.length, data.length);
   assert.equal(sha(r.received), sha(data));
@@ -87,7 +87,7 @@ test("2 MB over a link losing 2% of frames arrive intact, recovered by retransmi
 
 test("a bulk transfer approaches the bottleneck's payload rate (1 Gbit/s, 2 ms RTT)", () => {
   const t = routed({ bandwidthBps: 1e9, latencyNs: 1_000_000, queueBytes: 400 * 1514 }, { bandwidthBps: 10e9, latencyNs: 10_000 });
-  const data = payload(12_000_000, 3);
+  const data = payload(6_000_000, 3);
   const r = transfer(t.world, t.c, t.s, ip("10.2.0.2"), data);
   assert.equal(sha(r.received), sha(data));
   const seconds = (r.doneAt - r.sender.stats.establishedAt) / 1e9;

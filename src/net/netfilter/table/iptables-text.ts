@@ -97,20 +97,24 @@ export function parseRuleArgs(words: readonly string[]): Result<NfRuleSpec, stri
   let logPrefix: string | undefined;
   let notrack = false;
 
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    const next = (): string | null => (i + 1 < words.length ? words[++i]! : null);
-    const need = (): Result<string, string> => {
-      const v = next();
-      return v === null ? err(`option ${w} needs a value`) : ok(v);
-    };
+  // The cursor and helpers live outside the loop: restore parses every rule of a large ruleset.
+  let i = 0;
+  let w = "";
+  let wasInverted = false;
+  const next = (): string | null => (i + 1 < words.length ? words[++i]! : null);
+  const need = (): Result<string, string> => {
+    const value = next();
+    return value === null ? err(`option ${w} needs a value`) : ok(value);
+  };
+  const bang = (text: string): string => (wasInverted ? `!${text}` : text);
+  for (; i < words.length; i++) {
+    w = words[i]!;
     if (w === "!") {
       invert = true;
       continue;
     }
-    const wasInverted = invert;
+    wasInverted = invert;
     invert = false;
-    const bang = (text: string): string => (wasInverted ? `!${text}` : text);
     let v: Result<string, string>;
     switch (w) {
       case "-s":

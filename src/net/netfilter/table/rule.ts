@@ -85,6 +85,7 @@ export const REJECT_CODES: { readonly [K in (typeof REJECT_WITH)[number]]: numbe
 };
 
 const PORT_PROTOS = new Set([6, 17, 132, 136, 33]);
+const NO_PORTS = new Uint16Array(0);
 const PROTO_NAMES: { readonly [name: string]: number } = { all: 0, icmp: 1, tcp: 6, udp: 17, sctp: 132, udplite: 136, dccp: 33, gre: 47, ipip: 4, esp: 50, ah: 51 };
 
 export class NfRule {
@@ -111,8 +112,8 @@ export class NfRule {
   dportLo = 0;
   dportHi = 65535;
   dportInv = false;
-  /** Pairs lo, hi. */
-  multiport: Uint16Array = new Uint16Array(0);
+  /** Pairs lo, hi (a shared empty array when the rule has no multiport match). */
+  multiport: Uint16Array = NO_PORTS;
   multiportSide = 0;
   multiportInv = false;
   tcpMask = 0;
