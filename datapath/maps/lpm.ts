@@ -1,7 +1,9 @@
 // LpmTrieMap: longest-prefix-match map (BPF_MAP_TYPE_LPM_TRIE) for 32-bit (IPv4) and 128-bit (IPv6) keys.
 // Prefixes are stored exactly in a HashMap (stable slots, values); a stride-4 multibit trie with
 // controlled prefix expansion answers lookups in at most keyBits/4 steps (8 for IPv4) with no allocation.
+// IPv4 host prefixes (/32) skip the trie: one probe of a host table answers them, and a miss walks the trie.
 // bench/maps.bench.ts compares it with a hash table per prefix length and a one-bit-per-level trie.
+import { CellTable, findCell } from "./cell-table.js";
 import { MapError, newMapStats } from "./errors.js";
 import type { MapStats } from "./errors.js";
 import { HashMap } from "./hashmap.js";
@@ -44,6 +46,8 @@ export class LpmTrieMap {
   private readonly scratch: Uint32Array;
   private readonly probe: Uint32Array;
   private defaultSlot = -1; // the /0 entry
+  /** IPv4 /32 prefixes: [address, 0] -> [slot] (they are not in the trie). */
+  private readonly hosts: CellTable;
   private trie: Int32Array; // FANOUT cells of 2 words per node
   private nodeUse: Int32Array; // prefixes homed in the node + children
   private nodeParentCell: Int32Array;
@@ -67,6 +71,7 @@ export class LpmTrieMap {
       maxEntries: options.maxEntries,
       ...(options.noPrealloc === true ? { noPrealloc: true } : {}),
     });
+    this.hosts = new CellTable();
     this.trie = new Int32Array(INITIAL_NODES * FANOUT * 2);
     this.nodeUse = new Int32Array(INITIAL_NODES);
     this.nodeParentCell = new Int32Array(INITIAL_NODES);
@@ -108,6 +113,15 @@ export class LpmTrieMap {
   lookup32(addr: number): number {
     this.stats.lookups++;
     addr |= 0;
+    const hosts = this.hosts;
+    if (hosts.size !== 0) {
+      const at = findCell(hosts.cells, hosts.wordMask, addr, 0);
+      if (at >= 0) {
+        this.lastPrefixLen = 32;
+        this.stats.hits++;
+        return hosts.cells[at + 2]!;
+      }
+    }
     let best = 0;
     const trie = this.trie;
     let node = ROOT;
@@ -156,7 +170,10 @@ export class LpmTrieMap {
     this.created = true;
     this.stats.inserts++;
     if (prefixLen === 0) this.defaultSlot = slot;
-    else this.insertIntoTrie(slot, prefixLen, this.prefixes.key);
+    else if (prefixLen === 32 && this.keyWords === 1) {
+      const at = this.hosts.insert(this.prefixes.key[1]! | 0, 0); // may replace hosts.cells: read it after
+      this.hosts.cells[at + 2] = slot;
+    } else this.insertIntoTrie(slot, prefixLen, this.prefixes.key);
     return slot;
   }
 
@@ -168,6 +185,7 @@ export class LpmTrieMap {
     const slot = this.prefixes.findKey(words, 0);
     if (slot < 0) return false;
     if (prefixLen === 0) this.defaultSlot = -1;
+    else if (prefixLen === 32 && this.keyWords === 1) this.hosts.removeAt(this.hosts.find(words[1]! | 0, 0));
     else this.removeFromTrie(prefixLen, words);
     this.prefixes.deleteSlot(slot);
     this.stats.deletes++;
@@ -177,6 +195,7 @@ export class LpmTrieMap {
   clear(): void {
     this.prefixes.clear();
     this.defaultSlot = -1;
+    this.hosts.clear();
     this.trie.fill(0);
     this.nodeUse.fill(0);
     this.nodeHigh = 1;

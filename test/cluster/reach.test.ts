@@ -2,7 +2,8 @@
 // handshakes through the datapath. Expected matrices come from the lab document: with no policy every
 // pod reaches web1/web2 on TCP 80 (nginx) and busybox pods refuse (nothing listens); with policy 01
 // (run=web1 ingress from run=test, TCP 80) web/test reaches web1, cyh/test is dropped by policy (133);
-// with policy 06 (no ports) web/test can ping web1 but not its ClusterIP (experiment 7).
+// with policy 06 (no ports) web/test can ping web1 but not its ClusterIP (experiment 7). UDP: a declared
+// UDP containerPort answers, any other port gets ICMP port unreachable (Linux: ECONNREFUSED).
 import { describe, it, before } from "node:test";
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
@@ -12,7 +13,8 @@ import { formatClusterError } from "../../src/cluster/errors.js";
 import type { ClusterRuntime } from "../../src/cluster/runtime.js";
 import { reach, parseReachPort } from "../../src/cluster/reach.js";
 import { selectEndpoints } from "../../src/cluster/probe/endpoints.js";
-import { loadFiles } from "../../src/k8s/load.js";
+import { readFileSync } from "node:fs";
+import { loadFiles, loadText } from "../../src/k8s/load.js";
 
 const lab = (rel: string): string => resolve(process.cwd(), "examples/seed-lab", rel);
 
@@ -86,11 +88,29 @@ describe("reach: seed lab experiment 7, policy 06 (run=web1 from podSelector run
   });
 });
 
+describe("reach: UDP datagram and reply", () => {
+  it("a pod declaring UDP 53 echoes from another node; a pod without it answers port unreachable (refused)", async () => {
+    const dns = ["apiVersion: v1", "kind: Pod", "metadata: {name: dns, namespace: web, labels: {run: dns}}",
+      "spec: {nodeName: worker31.cyh.cloud, containers: [{name: dns, image: coredns/coredns, ports: [{containerPort: 53, protocol: UDP}]}]}"].join("\n");
+    const text = [lab("cluster.yaml"), lab("workloads.yaml")].map((f) => readFileSync(f, "utf8")).join("\n---\n") + "\n---\n" + dns;
+    const load = loadText(text, "seed-lab+dns.yaml", { namespace: "web" });
+    assert.deepEqual(load.errors, []);
+    const built = buildCluster(load);
+    if (!built.ok) assert.fail(formatClusterError(built.error));
+    const rt = built.value;
+    const udp = parseReachPort("53/UDP");
+    assert.ok(udp.ok);
+    const p = reach(rt, sel(rt, "web/test", "from"), sel(rt, "web/dns,web/web1", "to"), [udp.value]).probes[0]!;
+    assert.deepEqual(p.outcome, [["connected", "refused"]]);
+  });
+});
+
 describe("reach: arguments", () => {
   it("parses ports and names what it rejects", async () => {
     assert.deepEqual(parseReachPort("80/tcp"), { ok: true, value: { port: 80, protocol: "TCP" } });
     assert.deepEqual(parseReachPort("8080"), { ok: true, value: { port: 8080, protocol: "TCP" } });
     assert.equal(parseReachPort("70000").ok, false);
+    assert.deepEqual(parseReachPort("icmp"), { ok: true, value: { port: 0, protocol: "ICMP" } });
     const sctp = parseReachPort("80/SCTP");
     assert.ok(!sctp.ok && /SCTP/.test(sctp.error));
     const rt = await buildLab();

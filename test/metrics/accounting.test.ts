@@ -3,8 +3,9 @@
 // steps the packets took, while the pods' own share does not change.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { accountCluster, COST_STEPS, DEFAULT_COST_MODEL, type Accounts, type CostModel, type CostStep } from "../../src/metrics/index.js";
-import { makeWorld, packet, udpPacket } from "../net/l2/helpers.js";
+import { createDatapathMaps } from "../../datapath/lib/maps.js";
+import { accountCluster, collectMaps, COST_STEPS, DEFAULT_COST_MODEL, Work, type Accounts, type CostModel, type CostStep } from "../../src/metrics/index.js";
+import { ip, makeWorld, packet, udpPacket } from "../net/l2/helpers.js";
 import { PathMode, twoNodes } from "./two-nodes.js";
 
 const DATAGRAMS = 500;
@@ -86,4 +87,19 @@ test("costs scale with the CPU clock: half the GHz, twice the datapath time", ()
 test("node memory: system baseline plus its pods", () => {
   const { accounts } = run(PathMode.HOST_GW);
   for (const n of accounts.nodes) assert.equal(n.memoryBytes, DEFAULT_COST_MODEL.systemMemoryBytes + DEFAULT_COST_MODEL.idleMemoryBytes);
+});
+
+test("eBPF map work: every lookup and insert of a node's maps is charged, service hits as NAT", () => {
+  const maps = createDatapathMaps({ ct: 1024, ipcache: 1024, endpoints: 64, lb: 64, tunnel: 64, snat: 1024, fib: 64 });
+  maps.ipcache.upsertV4(ip("10.244.1.0"), 24, 300, ip("192.168.1.11"), 0);
+  maps.ipcache.upsertV4(ip("10.244.2.0"), 24, 301, ip("192.168.1.12"), 0);
+  for (let i = 0; i < 7; i++) maps.ipcache.lookupV4(ip("10.244.2.9"));
+  const w = new Work();
+  collectMaps(maps, w);
+  const v4 = maps.ipcache.v4.stats;
+  assert.equal(v4.lookups, 7);
+  assert.equal(w.packets("bpfMapLookup"), 7);
+  assert.equal(w.packets("bpfMapUpdate"), v4.inserts);
+  assert.ok(v4.inserts >= 2);
+  assert.equal(w.packets("natRewrite"), 0, "no service frontend was hit");
 });

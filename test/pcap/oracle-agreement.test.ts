@@ -10,7 +10,7 @@ import type { CaptureRecord } from "../../src/pcap/types.js";
 import { dissect } from "../../src/wire/dissect.js";
 import type { Layer } from "../../src/wire/layers.js";
 import { EXTERNAL_DIR, projectCapture } from "./paths.js";
-import { CHECKSUM_UNKNOWN, cnisimFields, COMPARED_FIELDS, normaliseTshark, type OracleFrame } from "./tshark-fields.js";
+import { CHECKSUM_UNKNOWN, cnisimFields, COMPARED_FIELDS, type OracleFrame } from "./tshark-fields.js";
 
 type OracleCase = { capture: string; oracle: string };
 
@@ -76,7 +76,7 @@ function compareFrame(record: CaptureRecord, oracle: OracleFrame, problems: stri
   let compared = 0;
   for (const field of COMPARED_FIELDS) {
     if (view.skipPrefixes.some((p) => field.startsWith(p))) continue;
-    const theirs = (oracle[field] ?? []).map((v) => normaliseTshark(field, v));
+    const theirs = oracle[field] ?? [];
     const mine = ours[field] ?? [];
     const prefixOnly = view.tsharkMayHaveMore !== null && field.startsWith(view.tsharkMayHaveMore);
     const lengthOk = prefixOnly ? mine.length <= theirs.length : mine.length === theirs.length;

@@ -19,13 +19,13 @@ export const reachCommand: CliCommand = {
       .description("reachability matrix: real connection attempts from every source to every destination")
       .requiredOption("-f, --file <path...>", "cluster and workload files (a cnisim Cluster file, Kubernetes YAML, folders)")
       .option("-n, --namespace <ns>", "namespace for objects that name none", "default")
-      .option("--port <port/proto...>", "port to probe, e.g. 80/TCP, or ICMP for an echo (repeatable; TCP and ICMP so far)", ["80/TCP"])
+      .option("--port <port/proto...>", "port to probe, e.g. 80/TCP or 53/UDP, or ICMP for an echo (repeatable)", ["80/TCP"])
       .option("--from <sel>", "sources: comma-separated ns/pod, node/NAME, ext/NAME, or pods|nodes|ext", "pods")
       .option("--to <sel>", "destinations: as --from, plus svc/ns/name and svc", "pods")
       .option("-o, --output <format>", "table or json", "table")
       .addHelpText(
         "after",
-        `\nA pod listens on its declared TCP containerPorts and on 80 when it runs nginx; other ports refuse.\n` +
+        `\nA pod listens on its declared TCP containerPorts and on 80 when it runs nginx, and echoes datagrams on\nits declared UDP containerPorts; other ports refuse.\n` +
           `Outcomes: connected, refused (RST or ICMP unreachable), dropped:<reason code> (a drop record of the\n` +
           `attempt's packets), timeout (no answer within ${PROBE_TIMEOUT_NS / 1e9} s simulated).\n` +
           "Exit codes: 0 done; 1 the files did not build a cluster; 2 bad command line.",

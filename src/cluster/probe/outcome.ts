@@ -6,6 +6,6 @@ export type ProbeOutcome = "connected" | "refused" | "timeout" | `dropped:${numb
 /** Simulated time a probe waits for its handshake: 3 s (the SYN is retransmitted once, at 1 s). */
 export const PROBE_TIMEOUT_NS = 3_000_000_000;
 
-/** TCP: a handshake to a port; ICMP: one echo request (port 0). */
-export const PROBE_PROTOCOLS = ["TCP", "ICMP"] as const;
+/** TCP: a handshake to a port; UDP: a datagram and its reply; ICMP: one echo request (port 0). */
+export const PROBE_PROTOCOLS = ["TCP", "UDP", "ICMP"] as const;
 export type ProbeProtocol = (typeof PROBE_PROTOCOLS)[number];
