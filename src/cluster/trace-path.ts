@@ -63,12 +63,14 @@ export function tracePath(rt: ClusterRuntime, from: string, to: TraceTarget, tim
   if (!src.ok) return err(`--from: ${src.error}`);
   if (src.value.ns === null) return err(`--from ${from}: a service cannot start a connection`);
   const sink = new RingSink(100_000);
-  rt.world.tracer.addSink({ hop: (r) => sink.hop(r) });
+  const hopsOnly = { hop: (r: HopRecord) => sink.hop(r) };
+  rt.world.tracer.addSink(hopsOnly);
   const close = openServerListeners(rt);
   rt.runUntilIdle();
   const firstHop = sink.hopRecords.length;
   const r = probeTcp(rt, src.value.ns, to.addr, to.port, timeoutNs);
   close();
+  rt.world.tracer.removeSink(hopsOnly);
   // A packet belongs to the attempt when one of its records shows the client's port (before a SNAT
   // rewrote it); then every record of that packet id does, after NAT and inside the tunnel too.
   const recorded = sink.hopRecords.slice(firstHop);

@@ -19,6 +19,13 @@ export class Tracer {
     if (sink.hop) this.hops = true;
   }
 
+  /** Removes a sink added before; hop records stop being built once no sink wants them. */
+  removeSink(sink: TraceSink): void {
+    const i = this.sinks.indexOf(sink);
+    if (i >= 0) this.sinks.splice(i, 1);
+    this.hops = this.sinks.some((s) => s.hop !== undefined);
+  }
+
   nextSeq(): number {
     return ++this.seq;
   }

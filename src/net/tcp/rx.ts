@@ -190,7 +190,7 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
 }
 
 function queueInOrder(sock: TcpSocket, view: Uint8Array, charge: number): void {
-  sock.pendingData.push(view);
+  sock.pendingData[sock.pendingCount++] = view;
   sock.pendingCharge += charge;
   sock.stats.bytesReceived += view.length;
 }
@@ -252,9 +252,11 @@ function ackSndCheck(sock: TcpSocket): void {
 /** Hands queued in-order data to the application (or its receive queue), then the FIN. */
 function deliverPending(sock: TcpSocket): void {
   const pending = sock.pendingData;
-  if (pending.length > 0) {
+  const count = sock.pendingCount;
+  if (count > 0) {
     const before = sock.rcvWindowNow();
-    for (let i = 0; i < pending.length; i++) {
+    sock.pendingCount = 0;
+    for (let i = 0; i < count; i++) {
       const view = pending[i]!;
       if (sock.autoRead) {
         sock.copiedSeq = seqAdd(sock.copiedSeq, view.length);
@@ -263,7 +265,6 @@ function deliverPending(sock: TcpSocket): void {
         sock.rq.queueUnread(view, segmentTruesize(view.length));
       }
     }
-    pending.length = 0;
     sock.pendingCharge = 0;
     if (sock.state !== TcpState.CLOSED) windowUpdateAfterRead(sock, before);
   }

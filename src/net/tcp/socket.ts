@@ -174,6 +174,7 @@ export class TcpSocket implements CcHost {
   rcvqTime = 0;
   /** In-order data received in the current event, handed to the application after the ACK decision. */
   readonly pendingData: Uint8Array[] = [];
+  pendingCount = 0;
   pendingCharge = 0;
   /** Delayed-ACK machinery (icsk_ack). */
   quickAcks = 0;

@@ -77,3 +77,12 @@ test("a redirect to an unknown ifindex is a drop, not a lost packet; a down devi
   assert.equal(l.entered, l.dropped + l.delivered + l.inFlight);
   assert.equal(l.inFlight, 0);
 });
+
+test("removing the only hop sink switches hop tracing off again", () => {
+  const world = new NetWorld(new Simulator());
+  const sink = { hop: () => undefined };
+  world.tracer.addSink(sink);
+  assert.equal(world.tracer.hops, true);
+  world.tracer.removeSink(sink);
+  assert.equal(world.tracer.hops, false);
+});

@@ -7,6 +7,7 @@
 #    "Hello web1\n", close; then a SYN to a closed port (RST).
 # 2. tcp_rmem as this host has it (32 MB max on recent kernels): a SYN to an address nobody answers
 #    (static neighbour entry), until connect() fails with ETIMEDOUT (about 131 s).
+# 3. MTU 9000 on the veth: one handshake (SYN, SYN-ACK, ACK) to port 8080.
 set -e
 PY=$(test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 A=tcpk-a; B=tcpk-b; OUT=$(mktemp -d); chmod 755 "$OUT"  # tcpdump drops to its own user
@@ -44,6 +45,23 @@ sleep 0.5
 kill $TD; wait $TD 2>/dev/null || true
 wait
 test -s $OUT/http.pcap || { echo "no HTTP capture" >&2; exit 1; }
+# 3. Jumbo frames: MTU 9000 on both ends, one handshake to a listener (MSS 8960, window rounding).
+ip netns exec $A ip link set va mtu 9000
+ip netns exec $B ip link set vb mtu 9000
+ip netns exec $B $PY -c '
+import socket
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR,1); s.bind(("0.0.0.0",8080)); s.listen(8)
+c,_=s.accept(); c.recv(10); c.close()
+' &
+for i in $(seq 50); do ip netns exec $B ss -ltn | grep -q ':8080 ' && break; sleep 0.1; done
+capture $A $OUT/jumbo.pcap "tcp port 8080"
+ip netns exec $A $PY -c '
+import socket
+s=socket.create_connection(("10.9.0.2",8080)); s.close()
+'
+sleep 0.5
+kill $TD; wait $TD 2>/dev/null || true
+wait
 setup "$(cat /proc/sys/net/ipv4/tcp_rmem)"
 ip netns exec $A ip neigh add 10.9.0.99 lladdr 02:00:00:00:00:99 dev va
 capture $A $OUT/syn.pcap tcp
@@ -54,7 +72,7 @@ try: s.connect(("10.9.0.99",80))
 except OSError as e: print(e.errno, round(time.monotonic()-t,3))
 ')
 kill $TD; wait $TD 2>/dev/null || true
-$PY - "$OUT/http.pcap" "$OUT/syn.pcap" "$FAIL" "$(uname -r)" <<'PY'
+$PY - "$OUT/http.pcap" "$OUT/syn.pcap" "$FAIL" "$(uname -r)" "$OUT/jumbo.pcap" <<'PY'
 import struct, sys
 def frames(path):
     b = open(path, "rb").read()
@@ -79,6 +97,7 @@ print("// sent on a veth between two namespaces, with times relative to the firs
 print("export interface KernelFrame { readonly t: number; readonly hex: string }")
 emit("HTTP_EXCHANGE", frames(sys.argv[1]))
 emit("SYN_UNANSWERED", frames(sys.argv[2]))
+emit("JUMBO_HANDSHAKE", frames(sys.argv[5])[:3])
 print(f"/** connect() to the silent address failed with errno {errno} after this many seconds. */")
 print(f"export const SYN_CONNECT_FAILED_AFTER = {secs};")
 print(f"export const SYN_CONNECT_ERRNO = {errno};")

@@ -3,15 +3,17 @@
 // FIN, ACK) and a SYN to a closed port answered with RST+ACK, compared byte for byte except the
 // values Linux draws at random (ISN, IP ID start, client port, timestamp clock offset) and the TCP
 // checksum (the kernel's veth frames carry a partial checksum). Sequence and acknowledgment numbers
-// are compared relative to each side's ISN, timestamps by whether they echo the peer's.
+// are compared relative to each side's ISN, timestamps by whether they echo the peer's. Also: the
+// SYN's window scale with this kernel's 32 MB tcp_rmem, and a handshake over a 9000-byte MTU.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TcpStack, TcpError, type TcpErrorInfo } from "../../../src/net/tcp/index.js";
 import { verifyL4ChecksumV4 } from "../../../src/wire/checksum.js";
 import { read16, read32 } from "../../../src/wire/bytes.js";
+import { unwrap } from "../../../src/util/result.js";
 import { Capture, assertConserved, fromHex, ip, vethPair, type Frame } from "./topology.js";
-import { HTTP_EXCHANGE, SYN_UNANSWERED } from "./kernel-tcp.js";
+import { HTTP_EXCHANGE, JUMBO_HANDSHAKE, SYN_UNANSWERED } from "./kernel-tcp.js";
 
 const ETH = 14;
 
@@ -147,4 +149,16 @@ test("tcp_rmem max 32 MB (this kernel's default) makes the SYN offer window scal
   t.world.sim.runUntil(1e6);
   const syn = parse(cap.tcp()[0]!.bytes);
   assert.equal(syn.masked, kernelSyn.masked);
+});
+
+test("MTU 9000: MSS 8960 and the windows Linux rounds to it, in SYN, SYN-ACK and ACK", () => {
+  const t = vethPair(1, 9000);
+  const cap = Capture.on(t.va, true);
+  unwrap(TcpStack.of(t.b).listen(8080, (s) => s.close()));
+  unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 8080, { onConnect: (s) => s.close() }));
+  t.world.sim.run();
+  const model = cap.tcp().slice(0, 3).map((f) => parse(f.bytes));
+  const kernel = JUMBO_HANDSHAKE.map((f) => parse(fromHex(f.hex)));
+  assert.equal(kernel.length, 3);
+  assert.deepEqual(model.map((f) => f.masked), kernel.map((f) => f.masked));
 });
