@@ -28,3 +28,20 @@ test("an unknown experiment name is a clear error with exit code 1", () => {
   assert.equal(run.status, 1);
   assert.match(run.stderr, /cnisim: demo: no experiment matches "no-such-experiment"/);
 });
+
+test("the NetworkPolicy part reproduces the seed's outcomes and explains the NodePort/ipBlock denial", () => {
+  const run = demo("--only", "network");
+  assert.equal(run.status, 0, run.stderr);
+  const section = (n: number): string => run.stdout.split(`=== ${n}. `)[1]?.split("=== ")[0] ?? "";
+  // Experiment 2 (seed-lab.md): web/test allowed; cyh/test denied although it carries run=test.
+  assert.match(section(2), /cyh\/test\s+dropped:133/);
+  assert.match(section(2), /web\/test\s+connected/);
+  // Experiment 4: no namespace carries project=myproject, so both test pods are denied.
+  assert.match(section(4), /web\/test\s+dropped:133/);
+  // Experiment 6: through worker31 the packet is masqueraded to its tunl0 address and denied on worker32;
+  // through worker32, the hosting node, the client address is kept and allowed.
+  const six = section(6);
+  assert.match(six, /trace ext\/client -> node\/worker31\.cyh\.cloud[\s\S]*SNAT 10\.1\.8\.100:\d+ -> 10\.224\.[\d.]+:\d+[\s\S]*verdict: dropped:133/);
+  assert.match(six, /ipBlock 10\.1\.8\.0\/24 does not contain 10\.224\./);
+  assert.match(six, /trace ext\/client -> node\/worker32\.cyh\.cloud[\s\S]*verdict: connected/);
+});

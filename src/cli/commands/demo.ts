@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
+import { networkDemo } from "../demo-network.js";
 import { runLabFile } from "../lab-file.js";
 
 /** The project root: the nearest folder above this module holding the examples the demo replays. */
@@ -26,7 +27,7 @@ export const demoCommand: CliCommand = {
     program
       .command("demo")
       .description("replay the seed lab (examples/seed-lab, examples/lab) on the emulated cluster")
-      .option("--only <name>", "run only the experiments whose script name contains this text")
+      .option("--only <name>", "\"network\" for the NetworkPolicy part only, else the scheduling experiments whose script name contains this text")
       .action(async (options: { only?: string }) => {
         ctx.exitCode = await demo(options.only, ctx);
       });
@@ -40,13 +41,20 @@ async function demo(only: string | undefined, ctx: CliContext): Promise<0 | 1> {
   const scripts = readdirSync(labDir)
     .filter((name) => name.endsWith(".lab") && (only === undefined || name.includes(only)))
     .sort();
-  if (scripts.length === 0) {
+  if (scripts.length === 0 && only !== "network") {
     await ctx.err.line(`cnisim: demo: no experiment matches ${JSON.stringify(only)} in ${labDir}`);
     return ExitCode.FAILURE;
   }
   await ctx.out.line("cnisim demo: the seed lab on an emulated 3-node cluster (examples/seed-lab/cluster.yaml)");
-  await ctx.out.line("Part 2 of the lab, pod scheduling: each experiment's kubectl commands and the cluster's answers.");
   let failed = 0;
+  if (only === undefined || only === "network") {
+    await ctx.out.line("");
+    await ctx.out.line("Part 1 of the lab, NetworkPolicy: real connection attempts through Calico IPIP, kube-proxy and the policy datapath.");
+    failed += await networkDemo(root, ctx);
+    if (only === "network") return failed === 0 ? ExitCode.OK : ExitCode.FAILURE;
+  }
+  await ctx.out.line("");
+  await ctx.out.line("Part 2 of the lab, pod scheduling: each experiment's kubectl commands and the cluster's answers.");
   for (const script of scripts) {
     await ctx.out.line("");
     await ctx.out.line(`=== ${script.replace(/\.lab$/, "")} ===`);

@@ -7,6 +7,7 @@ import type { ClusterRuntime } from "../../cluster/runtime.js";
 import { selectEndpoints } from "../../cluster/probe/endpoints.js";
 import { PROBE_TIMEOUT_NS } from "../../cluster/probe/outcome.js";
 import { parseReachPort, reach, type ReachPort, type ReachResult } from "../../cluster/reach.js";
+import { formatDiagnostic } from "../../k8s/diagnostics.js";
 import { loadFiles } from "../../k8s/load.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
 
@@ -38,7 +39,9 @@ export const reachCommand: CliCommand = {
 
 /** Builds the cluster from the files, printing problems; null when it failed. */
 export async function buildForCommand(files: readonly string[], namespace: string, ctx: CliContext): Promise<ClusterRuntime | null> {
-  const built = buildCluster(await loadFiles(files, { namespace }));
+  const loaded = await loadFiles(files, { namespace });
+  for (const w of loaded.warnings) await ctx.err.line(`cnisim: warning: ${formatDiagnostic(w)}`);
+  const built = buildCluster(loaded);
   if (!built.ok) {
     await ctx.err.line(`cnisim: ${formatClusterError(built.error)}`);
     return null;

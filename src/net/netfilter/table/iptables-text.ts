@@ -7,32 +7,42 @@ import type { CtMatchStateName } from "../ct-state.js";
 import { markTarget, REJECT_WITH, type AddrType, type NfRuleSpec, type NfTargetSpec, type RecentSpec, type RejectWith } from "./spec.js";
 import { TcpFlagBit } from "../conntrack/tcp-states.js";
 
+const SPACE = 0x20;
+const TAB = 0x09;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
 /** Splits a line into words as iptables-restore does: whitespace-separated, "double quotes" group, backslash escapes. */
 export function splitWords(line: string): Result<string[], string> {
   const words: string[] = [];
-  let cur = "";
-  let inWord = false;
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (c === "\\" && i + 1 < line.length) {
-      cur += line[++i]!;
-      inWord = true;
-    } else if (c === '"') {
-      quoted = !quoted;
-      inWord = true;
-    } else if (!quoted && (c === " " || c === "\t")) {
-      if (inWord) words.push(cur);
-      cur = "";
-      inWord = false;
-    } else {
-      cur += c;
-      inWord = true;
+  const n = line.length;
+  let i = 0;
+  for (;;) {
+    while (i < n && (line.charCodeAt(i) === SPACE || line.charCodeAt(i) === TAB)) i++;
+    if (i >= n) return ok(words);
+    // One word: runs of plain characters are sliced, quotes and escapes are resolved as they come.
+    let word = "";
+    let from = i;
+    let quoted = false;
+    while (i < n) {
+      const c = line.charCodeAt(i);
+      if (c === BACKSLASH && i + 1 < n) {
+        word += line.slice(from, i) + line[i + 1]!;
+        i += 2;
+        from = i;
+      } else if (c === QUOTE) {
+        word += line.slice(from, i);
+        quoted = !quoted;
+        from = ++i;
+      } else if (!quoted && (c === SPACE || c === TAB)) {
+        break;
+      } else {
+        i++;
+      }
     }
+    if (quoted) return err("unterminated quote");
+    words.push(word + line.slice(from, i));
   }
-  if (quoted) return err("unterminated quote");
-  if (inWord) words.push(cur);
-  return ok(words);
 }
 
 const ICMP_TYPE_NAMES: { readonly [name: string]: [number, number?] } = {
