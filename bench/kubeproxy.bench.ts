@@ -1,9 +1,8 @@
 // kube-proxy costs: a full sync (build the ruleset + iptables-restore --noflush into a node's
 // netfilter) for 10, 25 and 50 ClusterIP services of 3 endpoints, as ratios to the 10-service sync
-// (the netfilter model's rule placement checks grow faster than linearly, so larger counts take
-// seconds); building the text alone; and the first packet of a new connection through PREROUTING
-// to the first / last of 50 services (KUBE-SERVICES is a linear list), as ratios to a PREROUTING
-// pass with no rules.
+// (restore is linear in the ruleset); building the text alone; and the first packet of a new
+// connection through PREROUTING to the first / last of 50 services (long chains are indexed on
+// exact dst/proto/dport), as ratios to a PREROUTING pass with no rules.
 import { Bench } from "tinybench";
 import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
 import { Simulator } from "../src/engine/simulator.js";

@@ -1,7 +1,7 @@
 // The sender's side of an arriving ACK (tcp_ack): window update, SACK scoreboard, cumulative
-// ACK (tcp_clean_rtx_queue with Karn's rule for RTT samples), loss detection (RFC 6675 DupThresh
-// with SACK, NewReno with duplicate ACKs), fast recovery with PRR (RFC 6937, tcp_cwnd_reduction),
-// congestion avoidance, and the FIN-acknowledged state changes.
+// ACK (tcp_clean_rtx_queue with Karn's rule for RTT samples), loss detection (RACK with SACK,
+// NewReno with duplicate ACKs), fast recovery with PRR (RFC 6937, tcp_cwnd_reduction), congestion
+// avoidance, the retransmission / loss-probe timer, and the FIN-acknowledged state changes.
 
 import { INFINITE_SSTHRESH } from "./cc/types.js";
 import { NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
@@ -84,8 +84,8 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
     sock.maxPacketsSeq = sock.sndNxt;
   }
   if (sock.packetsOut === 0) {
-    if (sock.rtxMode === 0) stopRto(sock);
-  } else if (advanced || newlySacked > 0) {
+    if (sock.rtxMode !== 1) stopRto(sock);
+  } else if (advanced) {
     armXmitTimer(sock, true);
   }
   if (sock.rtxMode === 1 && sock.sndWnd > 0) {

@@ -11,7 +11,7 @@ ip netns add $A; ip netns add $B
 ip link add va netns $A type veth peer name vb netns $B
 ip netns exec $A sh -c 'ip link set lo up; ip addr add 10.9.0.1/24 dev va; ip link set va up'
 ip netns exec $B sh -c 'ip link set lo up; ip addr add 10.9.0.2/24 dev vb; ip link set vb up'
-ip netns exec $A tcpdump -i va -U -w $OUT/ping.pcap -s 0 'icmp[icmptype] == 8' 2>$OUT/log &
+ip netns exec $A tcpdump -i va --immediate-mode -U -w $OUT/ping.pcap -s 0 'icmp[icmptype] == 8' 2>$OUT/log &
 TD=$!
 for i in $(seq 100); do grep -q "listening on" $OUT/log 2>/dev/null && break; sleep 0.1; done
 ip netns exec $A ping -c 3 10.9.0.2 > $OUT/ok.txt

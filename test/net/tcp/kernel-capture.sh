@@ -15,7 +15,7 @@ cleanup() { ip netns del $A 2>/dev/null || true; ip netns del $B 2>/dev/null || 
 trap cleanup EXIT
 # Starts tcpdump in namespace $1 on va writing $2 with filter $3, and waits until it is listening.
 capture() {
-  ip netns exec $1 tcpdump -i va -U -w $2 -s 0 "$3" 2>$2.log &
+  ip netns exec $1 tcpdump -i va --immediate-mode -U -w $2 -s 0 "$3" 2>$2.log &
   TD=$!
   for i in $(seq 100); do grep -q "listening on" $2.log 2>/dev/null && break; sleep 0.1; done
 }

@@ -10,7 +10,7 @@ import { M, type NfRule } from "./rule.js";
 
 /** Chains shorter than this are walked linearly. */
 export const INDEX_MIN_RULES = 16;
-/** An index is built only when at least this many rules can be skipped by hashing. */
+/** An index is built only when at least this many rules are keyed (found by hashing rather than walked). */
 const INDEX_MIN_KEYED = 8;
 
 const EMPTY = new Int32Array(0);
@@ -102,6 +102,10 @@ function exactDport(r: NfRule): boolean {
   return (r.has & M.DPORT) !== 0 && !r.dportInv && r.dportLo === r.dportHi && (r.has & M.PROTO) !== 0 && !r.protoInv;
 }
 
+function exactDst(r: NfRule): boolean {
+  return (r.has & M.DST) !== 0 && !r.dstInv && r.dstMask === 0xffffffff;
+}
+
 export class ChainIndex {
   /** Rules with an exact destination address, protocol and destination port. */
   readonly byDst: Buckets;
@@ -116,7 +120,7 @@ export class ChainIndex {
     for (let pos = 0; pos < rules.length; pos++) {
       const r = rules[pos]!;
       if (!exactDport(r)) generic.push(pos);
-      else if (r.has & M.DST && !r.dstInv && r.dstMask === 0xffffffff) this.byDst.add(r.dstNet, protoPort(r.proto, r.dportLo), pos);
+      else if (exactDst(r)) this.byDst.add(r.dstNet, protoPort(r.proto, r.dportLo), pos);
       else this.byPort.add(0, protoPort(r.proto, r.dportLo), pos);
     }
     this.byDst.seal();
@@ -131,7 +135,7 @@ export class ChainIndex {
     let portKeyed = 0;
     for (const r of rules) {
       if (!exactDport(r)) continue;
-      if (r.has & M.DST && !r.dstInv && r.dstMask === 0xffffffff) dstKeyed++;
+      if (exactDst(r)) dstKeyed++;
       else portKeyed++;
     }
     const keyed = dstKeyed + portKeyed;

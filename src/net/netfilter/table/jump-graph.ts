@@ -7,7 +7,7 @@ import { NfHook, type NfTableName } from "../hooks.js";
 import type { NfChain } from "./chain.js";
 import { TargetKind, type NfRule } from "./rule.js";
 
-export const hookBit = (hook: number): number => 1 << hook;
+const hookBit = (hook: number): number => 1 << hook;
 const DNAT_HOOKS = hookBit(NfHook.PREROUTING) | hookBit(NfHook.OUTPUT);
 const SNAT_HOOKS = hookBit(NfHook.POSTROUTING) | hookBit(NfHook.INPUT);
 const REJECT_HOOKS = hookBit(NfHook.INPUT) | hookBit(NfHook.FORWARD) | hookBit(NfHook.OUTPUT);
