@@ -8,7 +8,7 @@ import { CELL_WORDS, cellsFor, overloaded, pairHash } from "./cell-table.js";
 
 const EMPTY = -1;
 const KEY_BITS = 0x1ff; // direction << 8 | proto: the key part of word 2
-export const ENTRY_IDENTITY = 0;
+// Word 0 of a cell is the identity.
 export const ENTRY_PORTS = 1;
 export const ENTRY_KIND = 2;
 export const ENTRY_RULE = 3;

@@ -1,7 +1,7 @@
 // The NetworkPolicy compiler: keeps a cluster-wide ipcache (address -> identity; each node reads it
-// through its own view) and one policy map per endpoint, in step with the policy world. Changes are incremental: a pod,
-// label, namespace-label, node or policy change touches only the identities, selectors and
-// endpoints it affects. Datapath decision: identity = ipcache.lookupV4(peer); verdict =
+// through its own view) and one policy map per endpoint, in step with the policy world. Changes are
+// incremental: a pod, label, namespace-label, node or policy change touches only the identities,
+// selectors and endpoints it affects. Datapath decision: identity = ipcache.lookupV4(peer); verdict =
 // policyMap.lookup(direction, identity, proto, port).
 import { ReservedIdentity } from "../../datapath/identity.js";
 import { IpCache } from "../../datapath/maps/ipcache.js";
