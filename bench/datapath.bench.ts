@@ -5,7 +5,7 @@
 // - policy verdicts (ipcache identity + PolicyMap lookup) with 10 and 10,000 PolicyMap entries (flat?);
 // - heap growth per packet (run with --expose-gc).
 import { PerformanceObserver } from "node:perf_hooks";
-import { Bench } from "tinybench";
+import { bestRates, type RateTask } from "./support/best-rate.js";
 import { SkBuff } from "../src/skb/skbuff.js";
 import { SeededRng } from "../src/util/rng.js";
 import { IPPROTO_TCP, setL4ChecksumV4 } from "../src/wire/checksum.js";
@@ -144,22 +144,11 @@ function verdictSetup(entries: number) {
 
 // ---------- measurement ----------
 
-type Task = { name: string; run: () => void };
+type Task = RateTask;
 
-async function measure(tasks: Task[]): Promise<Map<string, number>> {
-  const best = new Map<string, number>(tasks.map((t) => [t.name, 0]));
-  for (let round = 0; round < ROUNDS; round++) {
-    const bench = new Bench({ time: 500, warmupTime: round === 0 ? 150 : 0 });
-    for (const t of tasks) bench.add(t.name, t.run);
-    await bench.run();
-    for (const t of tasks) {
-      const result = bench.tasks.find((x) => x.name === t.name)?.result;
-      if (result === undefined || !("period" in result)) throw new Error(`bench task ${t.name} has no result`);
-      best.set(t.name, Math.max(best.get(t.name)!, (BATCH * 1000) / result.period));
-    }
-  }
-  return best;
-}
+/** Best rate of each task over ROUNDS short alternating runs. */
+const measure = (tasks: Task[]): Promise<Map<string, number>> =>
+  bestRates(tasks, { batch: BATCH, rounds: ROUNDS, timeMs: 500, warmupMs: 150 });
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 

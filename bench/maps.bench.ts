@@ -4,7 +4,7 @@
 // that includes the conntrack per-packet calls (lookup, 64-bit counters).
 
 import { PerformanceObserver } from "node:perf_hooks";
-import { Bench } from "tinybench";
+import { bestRates, type RateTask } from "./support/best-rate.js";
 import { CT_VALUE_WORDS, ConntrackMap, CtValue } from "../datapath/maps/conntrack.js";
 import { HashMap } from "../datapath/maps/hashmap.js";
 import { LpmTrieMap } from "../datapath/maps/lpm.js";
@@ -19,23 +19,11 @@ const sink = new Int32Array(1);
 
 // ---------- measurement helpers ----------
 
-type Task = { name: string; run: () => void };
+type Task = RateTask;
 
-/** Best lookups/s of each task over ROUNDS short alternating runs (robust on a shared, noisy CPU). */
-async function measure(tasks: Task[]): Promise<Map<string, number>> {
-  const best = new Map<string, number>(tasks.map((t) => [t.name, 0]));
-  for (let round = 0; round < ROUNDS; round++) {
-    const bench = new Bench({ time: 300, warmupTime: round === 0 ? 100 : 0 });
-    for (const t of tasks) bench.add(t.name, t.run);
-    await bench.run();
-    for (const t of tasks) {
-      const result = bench.tasks.find((x) => x.name === t.name)?.result;
-      if (result === undefined || !("period" in result)) throw new Error(`bench task ${t.name} has no result`);
-      best.set(t.name, Math.max(best.get(t.name)!, (BATCH * 1000) / result.period));
-    }
-  }
-  return best;
-}
+/** Best rate of each task over ROUNDS short alternating runs. */
+const measure = (tasks: Task[]): Promise<Map<string, number>> =>
+  bestRates(tasks, { batch: BATCH, rounds: ROUNDS, timeMs: 300, warmupMs: 100 });
 
 const mps = (x: number): string => `${(x / 1e6).toFixed(2)} M/s`;
 const ns = (x: number): string => `${(1e9 / x).toFixed(1)} ns`;
