@@ -12,6 +12,7 @@ import { emitVxlan, VXLAN_FLAG_I, type VxlanRepr } from "../../src/wire/vxlan.js
 import { IPPROTO_UDP } from "../../src/wire/checksum.js";
 import { Xlate, type DatapathCtx } from "../ctx.js";
 import { ensureEthernet } from "./l3.js";
+import { GSO_ENCAP_MASK, GsoType } from "../../src/skb/skbuff.js";
 
 /** Bytes VXLAN puts in front of the inner Ethernet frame: Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8. */
 export const VXLAN_ENCAP_LEN = 50;
@@ -68,6 +69,7 @@ export function encapVxlan(ctx: DatapathCtx, outerSrc: number, outerDst: number,
   emitUdp(udpRepr, b, at + 34);
   vxlanRepr.vni = vni;
   emitVxlan(vxlanRepr, b, at + 42);
+  if (skb.gsoSize !== 0) skb.gsoType |= GsoType.UDP_TUNNEL; // segments repeat the outer headers (checksum 0)
   ctx.xlate |= Xlate.ENCAP;
   ctx.tunnelPeer = outerDst;
 }
@@ -98,6 +100,7 @@ export function encapIpip(ctx: DatapathCtx, outerSrc: number, outerDst: number):
   ipRepr.src = outerSrc;
   ipRepr.dst = outerDst;
   emitIpv4(ipRepr, b, at + 14);
+  if (skb.gsoSize !== 0) skb.gsoType |= GsoType.IPXIP4;
   ctx.l2 = true;
   ctx.xlate |= Xlate.ENCAP;
   ctx.tunnelPeer = outerDst;
@@ -115,6 +118,7 @@ export function decapVxlan(ctx: DatapathCtx): void {
   ctx.tunnelPeer = skb.tunnelSrc;
   skb.tail = hdr.end;
   skb.pull(hdr.innerOffset - skb.head);
+  skb.gsoType &= ~GSO_ENCAP_MASK; // iptunnel_pull_offloads
   ctx.xlate |= Xlate.DECAP;
 }
 
@@ -132,5 +136,6 @@ export function decapIpip(ctx: DatapathCtx): void {
   b.copyWithin(skb.head, macs, macs + 12);
   b[skb.head + 12] = EtherType.IPV4 >>> 8;
   b[skb.head + 13] = EtherType.IPV4 & 0xff;
+  skb.gsoType &= ~GSO_ENCAP_MASK;
   ctx.xlate |= Xlate.DECAP;
 }

@@ -2,7 +2,21 @@
 // top_node.go / top_pod.go): shared by `cnisim top` and the lab's `kubectl top`.
 import type { ObjectStore } from "../k8s/index.js";
 import type { CommandOutput, LabCluster, LabExtensions, TopRequest } from "../lab/index.js";
-import { formatGoDuration, formatTopTable, MetricsServer, StoreMeteredCluster, topHeaderStyleFor, topNodeRows, topPodRows, type CostModel, type TopHeaderStyle } from "../metrics/index.js";
+import type { Simulator } from "../engine/simulator.js";
+import {
+  formatGoDuration,
+  formatTopTable,
+  MetricsServer,
+  StoreMeteredCluster,
+  topHeaderStyleFor,
+  topNodeRows,
+  topPodRows,
+  type CostModel,
+  type StoreMeteringOptions,
+  type TopHeaderStyle,
+} from "../metrics/index.js";
+import type { RequestCounter } from "./cluster-metering.js";
+import type { Emulation } from "./emulation.js";
 
 /** kubectl's metricsCreationDelay: a pod older than this should have metrics. */
 const METRICS_CREATION_DELAY_NS = 120e9;
@@ -55,15 +69,36 @@ export function topOutput(q: TopQuery, ctx: TopContext): CommandOutput {
   return out([], ["error: metrics not available yet"], 1);
 }
 
-/** A lab with metrics-server running on its clock, and the `kubectl top` extension the lab runner takes. */
-export function meteredLab(lab: LabCluster, model: CostModel): { metrics: MetricsServer; metered: StoreMeteredCluster; extensions: Required<Pick<LabExtensions, "top">> } {
-  const metered = new StoreMeteredCluster(lab.store, { epochMs: lab.wall.epochMs });
-  const metrics = new MetricsServer(metered, model);
-  metrics.start(lab.sim);
-  const top = (request: TopRequest): CommandOutput =>
-    topOutput(
+export interface MeteredLab {
+  readonly metrics: MetricsServer;
+  readonly metered: StoreMeteredCluster;
+  /** The lab runner's `kubectl top` seam. */
+  readonly extensions: Required<Pick<LabExtensions, "top">>;
+}
+
+/** A lab with metrics-server running on its clock (declared usage only), and the `kubectl top` extension the lab runner takes. */
+export function meteredLab(lab: LabCluster, model: CostModel): MeteredLab {
+  return metered(lab, model, lab.sim, undefined, () => undefined);
+}
+
+/**
+ * The same for an emulation with its network: usage includes the datapath work and requests served
+ * (plus those `extra` counts), and `kubectl top` first brings the network up to the lab's time.
+ */
+export function meteredEmulation(em: Emulation, extra: readonly RequestCounter[] = []): MeteredLab {
+  return metered(em.lab, em.model, em.clock, em.metering(extra), () => em.sync());
+}
+
+function metered(lab: LabCluster, model: CostModel, clock: Simulator, metering: Omit<StoreMeteringOptions, "epochMs"> | undefined, sync: () => void): MeteredLab {
+  const meteredCluster = new StoreMeteredCluster(lab.store, { ...(metering ?? {}), epochMs: lab.wall.epochMs });
+  const metrics = new MetricsServer(meteredCluster, model);
+  metrics.start(clock);
+  const top = (request: TopRequest): CommandOutput => {
+    sync();
+    return topOutput(
       { what: request.what, names: request.names, namespace: request.namespace, labels: () => true, noHeaders: false, style: topHeaderStyleFor(lab.model.kubernetesVersion) },
-      { metrics, metered, store: lab.store, ageNs: (ts) => lab.sim.now - lab.wall.nsOf(ts) },
+      { metrics, metered: meteredCluster, store: lab.store, ageNs: (ts) => lab.sim.now - lab.wall.nsOf(ts) },
     );
-  return { metrics, metered, extensions: { top } };
+  };
+  return { metrics, metered: meteredCluster, extensions: { top } };
 }

@@ -14,10 +14,12 @@ import { serveCommand } from "./commands/serve.js";
 import { topCommand } from "./commands/top.js";
 import { traceCommand } from "./commands/trace.js";
 import { scheduleCommand } from "./commands/schedule.js";
+import { replayCommand } from "./commands/replay.js";
+import { benchCommand } from "./commands/bench.js";
 import { LineOutput } from "./line-output.js";
 
 /** Every subcommand module, in the order `cnisim --help` lists them. */
-const COMMANDS: readonly CliCommand[] = [demoCommand, pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand, reachCommand, traceCommand];
+const COMMANDS: readonly CliCommand[] = [demoCommand, pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand, reachCommand, traceCommand, replayCommand, benchCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   const ctx: CliContext = { out: new LineOutput(process.stdout), err: new LineOutput(process.stderr), exitCode: ExitCode.OK };

@@ -1,8 +1,9 @@
 // buildCluster: from loaded YAML (or files) to a running ClusterRuntime. Order: the numeric cluster
 // model, the simulator seeded from the Cluster's seed, the underlay, one namespace per node, the
 // policy compiler fed from the store, the CNI plugin (nodes, then start: BGP sessions, peer routes),
-// pods bound to nodes, policies, and finally a run until the control plane converged (BGP sessions
-// established and their UPDATEs applied), so that routes exist because they were announced.
+// pods bound to nodes, the cluster DNS add-on, policies, Services, the pods' containers, and finally a
+// run until the control plane converged (BGP sessions established and their UPDATEs applied), so that
+// routes exist because they were announced.
 import type { Node } from "kubernetes-types/core/v1.js";
 import { CalicoPlugin } from "../cni/calico/plugin.js";
 import type { BgpTransport } from "../cni/calico/bgp/transport.js";
@@ -24,6 +25,10 @@ import { PolicyFeed } from "./policy-feed.js";
 import { PodNetwork } from "./pods.js";
 import { ClusterRuntime, type NodeRuntime } from "./runtime.js";
 import { buildUnderlay, underlayMac } from "./underlay.js";
+import { addDnsObjects, clusterDnsAddress, DNS_NAMESPACE, DNS_SERVICE, hasClusterDns, placeDnsPods } from "./dns-addon.js";
+import type { ClusterModel } from "../k8s/cluster-model.js";
+import type { ObjectStore, StoreOptions } from "../k8s/store.js";
+import { parseIPv4 } from "../util/ip.js";
 
 export interface BuildOptions {
   /** BGP transport per node (default: the model's TCP, port 179); null = no BGP (Calico then reaches pods only on their own node). */
@@ -37,6 +42,8 @@ export interface BuildOptions {
    * "external" leaves it to the controllers' kubelets (the lab).
    */
   readonly kubelet?: "runtime" | "external";
+  /** Options of the object store, given the simulator (the lab stamps creation times from its wall clock). */
+  readonly storeOptions?: (sim: Simulator) => StoreOptions;
 }
 
 const SECOND = 1_000_000_000;
@@ -62,7 +69,7 @@ export function buildCluster(load: LoadResult, options: BuildOptions = {}): Resu
   const macRng = sim.rng.fork();
   const cniRng = sim.rng.fork();
   const svcRng = sim.rng.fork();
-  const store = storeFromLoad(load);
+  const store = storeFromLoad(load, options.storeOptions?.(sim) ?? {});
   const underlay = buildUnderlay(world, macRng, network, model.nodes);
   const nodes = new Map<string, NodeRuntime>();
   const cniNodes = new Map<string, CniNode>();
@@ -99,6 +106,8 @@ export function buildCluster(load: LoadResult, options: BuildOptions = {}): Resu
     const r = podNet.sync(pod);
     if (!r.ok) return r;
   }
+  const dns = installClusterDns(store, model, podNet, sim, options.kubelet !== "external");
+  if (!dns.ok) return dns;
   for (const p of store.list("NetworkPolicy")) feed.setPolicy(p);
   // Tunnel addresses may appear with the first pod (Calico's blocks in mode none): refresh node identities.
   for (const n of cniNodes.values()) feed.setNode(n.name, [n.ip, ...plugin.nodeAddresses(n.name)]);
@@ -109,10 +118,43 @@ export function buildCluster(load: LoadResult, options: BuildOptions = {}): Resu
   const services = startServices(store, network, nodes, svcRng, plugin, reassert);
   if (typeof services === "string") return err({ source, reason: services });
   const timers = plugin instanceof CalicoPlugin ? plugin.timers : null;
-  const runtime = new ClusterRuntime(model, store, sim, world, underlay, nodes, plugin, feed, podNet, services, timers);
+  const runtime = new ClusterRuntime(model, store, sim, world, underlay, nodes, plugin, feed, podNet, services, timers, dns.value.address);
+  runtime.errors.push(...dns.value.problems);
+  runtime.startWorkloads();
   if (options.watch !== false) runtime.watch();
   const limit = sim.now + (options.convergeWithinNs ?? 60 * SECOND);
   if (plugin instanceof CalicoPlugin) while (!plugin.converged && sim.pending > 0 && sim.now < limit) sim.step();
   runtime.runUntilIdle();
   return ok(runtime);
+}
+
+/**
+ * The cluster DNS: the user's own kube-system/kube-dns Service when the input has one, else (unless
+ * `addons.dns: false`) kubeadm's CoreDNS add-on. Its pods are created after the user's pods, so the
+ * users' pods keep the addresses they would have without it. Returns the kube-dns ClusterIP (null: none).
+ */
+function installClusterDns(
+  store: ObjectStore,
+  model: ClusterModel,
+  podNet: PodNetwork,
+  sim: Simulator,
+  placePods: boolean,
+): Result<{ address: number | null; problems: string[] }, ClusterError> {
+  if (hasClusterDns(store)) {
+    const ip = store.get("Service", DNS_NAMESPACE, DNS_SERVICE)?.spec?.clusterIP;
+    return ok({ address: ip === undefined ? null : parseIPv4(ip), problems: [] });
+  }
+  const network = model.network!;
+  if (!network.addons.dns) return ok({ address: null, problems: [] });
+  const address = clusterDnsAddress(network.serviceCIDR.address);
+  addDnsObjects(store, address);
+  if (!placePods) return ok({ address, problems: [] });
+  const placed = placeDnsPods(store, sim.rng.fork(), model.kubernetesVersion);
+  for (const key of placed.pods) {
+    const pod = store.get("Pod", DNS_NAMESPACE, key.slice(DNS_NAMESPACE.length + 1));
+    if (pod === undefined) continue;
+    const r = podNet.sync(pod);
+    if (!r.ok) return r;
+  }
+  return ok({ address, problems: placed.problems });
 }

@@ -1,11 +1,13 @@
 // The reachability matrix: for each probed port, one real connection attempt from every source to every
-// destination through the datapath (TCP handshake, UDP datagram and reply, or ICMP echo), each in its own time window; connected,
+// destination through the datapath (TCP handshake, UDP datagram and reply, SCTP association setup, or ICMP echo), each in its own time window; connected,
 // refused, dropped or timed out.
 import type { ClusterRuntime } from "./runtime.js";
 import { openServerListeners } from "./probe/servers.js";
+import { openSctpListeners } from "./probe/sctp-servers.js";
 import { probeTcp } from "./probe/tcp-probe.js";
 import { probeIcmp } from "./probe/icmp-probe.js";
 import { probeUdp } from "./probe/udp-probe.js";
+import { probeSctp } from "./probe/sctp-probe.js";
 import { PROBE_PROTOCOLS, PROBE_TIMEOUT_NS, type ProbeOutcome, type ProbeProtocol } from "./probe/outcome.js";
 import type { ProbeEndpoint } from "./probe/endpoints.js";
 import { err, ok, type Result } from "../util/result.js";
@@ -35,13 +37,14 @@ export function parseReachPort(text: string): Result<ReachPort, string> {
   const port = m === null ? NaN : Number(m[1]);
   if (m === null || !(port >= 1 && port <= 65535)) return err(`--port "${text}": expected PORT[/PROTOCOL] with PORT 1-65535`);
   const protocol = (m[2] ?? "TCP").toUpperCase();
-  if (protocol !== "TCP" && protocol !== "UDP") return err(`--port "${text}": protocol ${protocol} is not probed yet (supported: ${PROBE_PROTOCOLS.join(", ")}; ICMP without a port)`);
+  if (protocol !== "TCP" && protocol !== "UDP" && protocol !== "SCTP") return err(`--port "${text}": protocol ${protocol} is not probed yet (supported: ${PROBE_PROTOCOLS.join(", ")}; ICMP without a port)`);
   return ok({ port, protocol: protocol as ProbeProtocol });
 }
 
 /** Runs every probe; pods listen on the ports they serve while it runs. */
 export function reach(rt: ClusterRuntime, from: readonly ProbeEndpoint[], to: readonly ProbeEndpoint[], ports: readonly ReachPort[], timeoutNs = PROBE_TIMEOUT_NS): ReachResult {
   const close = openServerListeners(rt);
+  const closeSctp = openSctpListeners(rt);
   const probes = ports.map((p) => {
     const outcome = from.map((src) =>
       to.map((dst) => {
@@ -50,7 +53,9 @@ export function reach(rt: ClusterRuntime, from: readonly ProbeEndpoint[], to: re
           ? probeIcmp(rt, src.ns, dst.addr, timeoutNs).outcome
           : p.protocol === "UDP"
             ? probeUdp(rt, src.ns, dst.addr, p.port, timeoutNs).outcome
-            : probeTcp(rt, src.ns, dst.addr, p.port, timeoutNs).outcome;
+            : p.protocol === "SCTP"
+              ? probeSctp(rt, src.ns, dst.addr, p.port, timeoutNs).outcome
+              : probeTcp(rt, src.ns, dst.addr, p.port, timeoutNs).outcome;
       }),
     );
     return {
@@ -63,6 +68,7 @@ export function reach(rt: ClusterRuntime, from: readonly ProbeEndpoint[], to: re
     };
   });
   close();
+  closeSctp();
   rt.runUntilIdle();
   return { probes };
 }

@@ -1,7 +1,7 @@
 // ClusterRuntime: a built cluster and the lookups later commands need (pods, nodes and external hosts
 // by name, their namespaces and addresses), the simulator controls (runFor, runUntilIdle), and the
 // store watch that updates the network without a rebuild (pods added/removed/relabelled, policies,
-// namespace labels).
+// namespace labels), and every pod's containers (`workloads`), started and stopped with their pods.
 import type { CniPlugin } from "../cni/plugin.js";
 import { podIpAllocator, type PodAddressAllocator } from "../cni/ipam/pod-ip-allocator.js";
 import type { BgpTimers } from "../cni/calico/bgp/timers.js";
@@ -11,6 +11,8 @@ import type { ObjectStore, StoreEvent } from "../k8s/store.js";
 import type { KubeObject } from "../k8s/types.js";
 import type { NetNamespace } from "../net/stack/namespace.js";
 import type { NetWorld } from "../net/world.js";
+import { PodWorkloads } from "./containers/workloads.js";
+import { storeDnsData } from "./containers/dns-data.js";
 import { formatClusterError, type ClusterError } from "./errors.js";
 import type { PolicyFeed } from "./policy-feed.js";
 import type { PodNetwork, PodRuntime } from "./pods.js";
@@ -27,6 +29,8 @@ const IDLE_LIMIT_NS = 3600 * 1_000_000_000;
 export class ClusterRuntime {
   /** Problems met after the build (a pod that could not be wired, a policy the compiler refused). */
   readonly errors: string[] = [];
+  /** Every wired pod's containers and the servers they run (nginx, CoreDNS, declared ports). */
+  readonly workloads: PodWorkloads;
   private unwatch: (() => void) | null = null;
 
   constructor(
@@ -42,7 +46,11 @@ export class ClusterRuntime {
     /** Service allocation, endpoints controller and kube-proxy per node. */
     readonly services: ServicesRuntime,
     private readonly bgpTimers: BgpTimers | null,
-  ) {}
+    /** The cluster DNS Service address (kube-system/kube-dns), null when the add-on is off. */
+    readonly clusterDns: number | null = null,
+  ) {
+    this.workloads = new PodWorkloads(store, storeDnsData(store));
+  }
 
   // ---- lookups
 
@@ -80,7 +88,7 @@ export class ClusterRuntime {
 
   /** Notices to print loudly (e.g. flannel: policies have no effect), then later problems. */
   notices(): string[] {
-    return [...this.plugin.notices(), ...this.policy.problems, ...this.services.problems, ...this.errors];
+    return [...this.plugin.notices(), ...this.policy.problems, ...this.services.problems, ...this.errors, ...this.workloads.problems];
   }
 
   /** The kubelets' pod address allocator over the CNI's IPAM (for the lab's controllers). */
@@ -105,6 +113,13 @@ export class ClusterRuntime {
     return this.sim.now - start;
   }
 
+  // ---- workloads
+
+  /** Starts the containers of every wired pod (the build calls it once; the watch keeps them current). */
+  startWorkloads(): void {
+    for (const p of this.podNet.pods.values()) this.workloads.sync(p.key, p);
+  }
+
   // ---- store watch
 
   /** Follows the store: changes to pods, namespaces and policies update the network. */
@@ -123,11 +138,16 @@ export class ClusterRuntime {
       case "Pod": {
         if (e.type === "deleted") {
           const old = e.old as KubeObject<"Pod">;
-          this.podNet.remove(`${old.metadata.namespace}/${old.metadata.name}`);
+          const key = `${old.metadata.namespace}/${old.metadata.name}`;
+          this.podNet.remove(key);
+          this.workloads.sync(key, undefined);
           return;
         }
-        const r = this.podNet.sync(e.new as KubeObject<"Pod">);
+        const pod = e.new as KubeObject<"Pod">;
+        const r = this.podNet.sync(pod);
         if (!r.ok) this.errors.push(formatClusterError(r.error));
+        const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+        this.workloads.sync(key, this.podNet.pods.get(key));
         return;
       }
       case "Namespace":

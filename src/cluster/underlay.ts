@@ -1,9 +1,12 @@
 // The physical network under the cluster: one L2 segment modelled as a plain switch (a bridge without
 // a stack), every node's eth0 on its own Link (the Cluster's bandwidth, latency and MTU) to a switch
 // port, external hosts on the segment the same way, and a gateway router at the underlay gateway
-// address; an external host outside the underlay subnet sits behind that router on a link of its own.
+// address; an external host outside the underlay subnet sits behind that router on a link of its own,
+// and everything else the router forwards leaves the model through its uplink (the lab's way out to the
+// internet), where nothing answers: a packet to a private address nobody routes is silently lost upstream.
 import { BridgeDevice } from "../net/bridge.js";
 import { EthernetDevice } from "../net/ethernet.js";
+import { ExternalPort } from "../net/external-port.js";
 import { DEFAULT_LINK, Link, type LinkParams } from "../net/link.js";
 import { NetNamespace } from "../net/stack/namespace.js";
 import type { NetWorld } from "../net/world.js";
@@ -31,6 +34,22 @@ export interface Underlay {
   readonly hosts: Map<string, ExternalHost>;
   /** The router at the gateway address (ip_forward on). */
   readonly router: Attachment;
+  /** The router's way out of the model: its default route; frames sent there count as delivered externally. */
+  readonly uplink: ExternalPort;
+}
+
+/** The upstream next hop of the gateway's default route (TEST-NET-2, never a cluster address) and its MAC. */
+const UPSTREAM_IP = 0xc6336401; // 198.51.100.1
+const UPSTREAM_MAC = 0x02005e00fe01;
+const UPLINK_MAC = 0x02005e00fe00;
+
+/** The gateway's uplink: a default route out of the model through a port that takes every frame and answers none. */
+function addUplink(world: NetWorld, routerNs: NetNamespace, mtu: number): ExternalPort {
+  const uplink = new ExternalPort(world, "uplink", UPLINK_MAC, mtu, { send: () => true }, { inject: () => 0 });
+  routerNs.addDevice(uplink);
+  routerNs.routes.add({ dst: 0, prefixLen: 0, via: UPSTREAM_IP, dev: uplink, onlink: true });
+  routerNs.neigh.addStatic(uplink, UPSTREAM_IP, UPSTREAM_MAC);
+  return uplink;
 }
 
 export function buildUnderlay(world: NetWorld, rng: SeededRng, network: NetworkModel, nodes: readonly NodeModel[]): Underlay {
@@ -84,7 +103,8 @@ export function buildUnderlay(world: NetWorld, rng: SeededRng, network: NetworkM
     routerNs.routes.add({ dst: h.ipInt, prefixLen: 32, dev: routerEth });
     hosts.set(h.name, { ns, eth0: hostEth, link, ip: h.ipInt, name: h.name, onUnderlay: false });
   }
-  return { switch: sw, params, nodes: nodeMap, hosts, router };
+  const uplink = addUplink(world, routerNs, u.link.mtu);
+  return { switch: sw, params, nodes: nodeMap, hosts, router, uplink };
 }
 
 /** The MAC of the underlay interface holding ip (a node, a host on the segment, the gateway). */

@@ -55,6 +55,8 @@ export interface NetworkModel {
   };
   readonly serviceCIDR: Prefix;
   readonly kubeProxy: { readonly mode: "iptables"; readonly clusterCIDR: Prefix | null; readonly nodePortRange: { readonly min: number; readonly max: number } };
+  /** Add-ons: dns = the cluster DNS (CoreDNS behind kube-system/kube-dns) is installed. */
+  readonly addons: { readonly dns: boolean };
 }
 
 export interface ClusterModel {
@@ -157,6 +159,7 @@ function networkModel(c: Cluster): NetworkModel {
       clusterCIDR: s.kubeProxy?.clusterCIDR === undefined ? null : prefix(s.kubeProxy.clusterCIDR),
       nodePortRange: portRange(s.kubeProxy?.nodePortRange ?? CLUSTER_DEFAULTS.nodePortRange),
     },
+    addons: { dns: s.addons?.dns ?? true },
   };
 }
 

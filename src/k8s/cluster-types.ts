@@ -52,6 +52,8 @@ export interface ClusterSpec {
   };
   serviceCIDR?: string;
   kubeProxy?: { mode?: string; clusterCIDR?: string; nodePortRange?: string };
+  /** Add-ons as kubeadm installs them; dns (CoreDNS as kube-system/kube-dns) defaults to true. */
+  addons?: { dns?: boolean };
   /** CPU cost model overrides, validated by the metrics layer (src/metrics/README.md). */
   costModel?: unknown;
   seed?: number;

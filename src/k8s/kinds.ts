@@ -3,6 +3,7 @@ import type { Cluster } from "./cluster-types.js";
 import { CLUSTER_API_VERSION } from "./cluster-types.js";
 import { checkCluster } from "./checks/cluster.js";
 import type { CheckContext } from "./checks/context.js";
+import { checkConfigMap } from "./checks/configmap.js";
 import { checkNetworkPolicy } from "./checks/networkpolicy.js";
 import { checkNode, checkPod, checkPodDisruptionBudget } from "./checks/objects.js";
 import { checkService } from "./checks/service.js";
@@ -18,6 +19,7 @@ import {
   defaultService,
   type DefaultsWarning,
 } from "./defaults.js";
+import { configMapShape } from "./schema/configmap.js";
 import { clusterShape } from "./schema/cluster.js";
 import { eventShape, namespaceShape, nodeShape, podDisruptionBudgetShape } from "./schema/cluster-objects.js";
 import { networkPolicyShape } from "./schema/networkpolicy.js";
@@ -46,6 +48,7 @@ export const KINDS: Registry = {
   Service: { kind: "Service", apiVersion: "v1", namespaced: true, shape: serviceShape, check: checkService, defaults: defaultService },
   Endpoints: { kind: "Endpoints", apiVersion: "v1", namespaced: true, shape: endpointsShape, defaults: defaultEndpoints },
   Event: { kind: "Event", apiVersion: "v1", namespaced: true, shape: eventShape },
+  ConfigMap: { kind: "ConfigMap", apiVersion: "v1", namespaced: true, shape: configMapShape, check: checkConfigMap },
   Deployment: { kind: "Deployment", apiVersion: "apps/v1", namespaced: true, shape: deploymentShape, check: checkDeployment, defaults: defaultDeployment },
   ReplicaSet: { kind: "ReplicaSet", apiVersion: "apps/v1", namespaced: true, shape: replicaSetShape, check: checkReplicaSet, defaults: defaultReplicaSet },
   DaemonSet: { kind: "DaemonSet", apiVersion: "apps/v1", namespaced: true, shape: daemonSetShape, check: checkDaemonSet, defaults: defaultDaemonSet },

@@ -49,6 +49,7 @@ export const RESOURCE_NAMES: Readonly<Record<KindName, string>> = {
   NetworkPolicy: "networkpolicies.networking.k8s.io",
   PodDisruptionBudget: "poddisruptionbudgets.policy",
   Event: "events",
+  ConfigMap: "configmaps",
 };
 
 export interface ListOptions<K extends KindName> {

@@ -2,7 +2,7 @@
 // gives: apiVersion and kind set, metadata.name present (and metadata.namespace for
 // namespaced kinds, after defaulting).
 import type { DaemonSet, Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Endpoints, Event, Namespace, Node, Pod, Service } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, Endpoints, Event, Namespace, Node, Pod, Service } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
 import type { NetworkPolicy } from "kubernetes-types/networking/v1.js";
 import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
@@ -19,6 +19,7 @@ export interface KindMap {
   NetworkPolicy: NetworkPolicy;
   PodDisruptionBudget: PodDisruptionBudget;
   Event: Event;
+  ConfigMap: ConfigMap;
 }
 
 export type KindName = keyof KindMap;
@@ -35,6 +36,7 @@ export const KIND_NAMES: readonly KindName[] = [
   "NetworkPolicy",
   "PodDisruptionBudget",
   "Event",
+  "ConfigMap",
 ];
 
 export type NamedMeta = ObjectMeta & { name: string };

@@ -19,6 +19,11 @@ export interface LabClusterOptions {
   readonly kubelet?: KubeletOptions;
   /** Wall-clock time of simulated time 0. */
   readonly epochMs?: number;
+  /**
+   * A running network's simulator and store (ClusterRuntime's) to share instead of making new ones:
+   * the store must already hold the loaded objects (buildCluster filled it).
+   */
+  readonly shared?: { readonly sim: Simulator; readonly store: ObjectStore };
 }
 
 /** RFC 3339 with microseconds, as events.k8s.io eventTime carries it. */
@@ -49,9 +54,9 @@ export class LabCluster {
     if (!built.ok) return err(built.error);
     const model = built.value;
     if (model.nodes.length === 0) return err("the lab needs a cluster: give a Cluster file or Node objects with -f");
-    const sim = new Simulator({ seed: model.seed });
+    const sim = options.shared?.sim ?? new Simulator({ seed: model.seed });
     const wall = new WallClock(sim, options.epochMs ?? DEFAULT_EPOCH_MS);
-    const store = storeFromLoad(load, { timestamp: () => wall.timestamp() });
+    const store = options.shared?.store ?? storeFromLoad(load, { timestamp: () => wall.timestamp() });
     const namesRng = sim.rng.fork();
     const schedulerRng = sim.rng.fork();
     const apiRng = sim.rng.fork();

@@ -8,3 +8,4 @@ export { parseScript, type ScriptError, type ScriptStep } from "./script.js";
 export { parseGoDuration } from "./duration.js";
 export { KUBECTL_VERBS } from "./kubectl/kubectl.js";
 export { defaultScheduler } from "./default-scheduler.js";
+export { createNetworkLab, networkExtensions, type NetworkLab, type NetworkLabOptions } from "./network.js";

@@ -52,7 +52,8 @@ export function accountPod(pod: MeteredPod, model: CostModel, nowNs: number): Po
   const runningSeconds = Math.max(0, nowNs - pod.startedAtNs) / NS_PER_SECOND;
   const requests = pod.requestsServed();
   const u = pod.usage;
-  const workloadCpuNs = u === null ? model.idleCpuNanoCores * runningSeconds : u.cpuNanoCores * runningSeconds + u.cpuNsPerRequest * requests;
+  const workloadCpuNs =
+    u === null ? model.idleCpuNanoCores * runningSeconds + model.idleRequestCpuNs * requests : u.cpuNanoCores * runningSeconds + u.cpuNsPerRequest * requests;
   const memoryBytes = u === null ? model.idleMemoryBytes : u.memoryBytes + u.memoryBytesPerRequest * requests;
   const work = podWork(pod);
   const datapathCpuNs = work.cpuNs(model);

@@ -52,17 +52,16 @@ export function collectDevice(dev: NetDevice, w: Work): void {
   if (dev.tcEgress !== null) w.add(STEP.bpfProgram, s.txPackets);
 }
 
-/** Matched rule packets and whether any rule exists, over every table of a namespace. */
-function ruleCounts(nf: Netfilter): { rules: number; matched: number } {
+/** Whether any rule exists, and the rules evaluated (matches checked) over every table of a namespace. */
+function ruleCounts(nf: Netfilter): { rules: number; evaluated: number } {
   let rules = 0;
-  let matched = 0;
+  let evaluated = 0;
   for (const name of TABLES) {
-    for (const chain of nf.table(name).chains()) {
-      rules += chain.rules.length;
-      for (const r of chain.rules) matched += r.packets;
-    }
+    const table = nf.table(name);
+    evaluated += table.rulesEvaluated;
+    for (const chain of table.chains()) rules += chain.rules.length;
   }
-  return { rules, matched };
+  return { rules, evaluated };
 }
 
 /**
@@ -80,11 +79,12 @@ export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView 
   w.add(STEP.parse, ip.InReceives);
   w.add(STEP.routeLookup, ip.InReceives + ip.OutRequests);
   const nf = ns.netfilter;
-  const { rules, matched } = ruleCounts(nf);
+  const { rules, evaluated } = ruleCounts(nf);
   if (rules > 0 || nf.tracking) {
     w.add(STEP.netfilterHook, ip.InReceives + ip.InDelivers + 2 * ip.ForwDatagrams + 2 * ip.OutRequests);
-    w.add(STEP.netfilterRule, matched);
+    w.add(STEP.netfilterRule, evaluated);
   }
+  w.add(STEP.natRewrite, nf.nat.rewrites);
   const ct = nf.conntrack.stats;
   w.add(STEP.conntrackLookup, ct.found + ct.insert);
   w.add(STEP.conntrackInsert, ct.insert);

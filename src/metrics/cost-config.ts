@@ -15,6 +15,7 @@ const ROOT = "spec.costModel";
 const TOP_FIELDS = ["cpuGHz", "steps", "system", "idlePod", "conntrackEntryBytes", "resolution"] as const;
 const STEP_FIELDS = ["packetNs", "byteNs", "batchNs"] as const;
 const USAGE_FIELDS = ["cpu", "memory"] as const;
+const IDLE_POD_FIELDS = ["cpu", "memory", "cpuPerRequest"] as const;
 
 type Raw = Record<string, unknown>;
 
@@ -83,7 +84,7 @@ export function costModelFromSpec(raw: unknown, base: CostModel = DEFAULT_COST_M
   const usage = (key: "system" | "idlePod", cpu: number, memory: number): [number, number] => {
     if (spec[key] === undefined) return [cpu, memory];
     const path = `${ROOT}.${key}`;
-    const u = r.object(spec[key], path, USAGE_FIELDS);
+    const u = r.object(spec[key], path, key === "idlePod" ? IDLE_POD_FIELDS : USAGE_FIELDS);
     if (u === null) return [cpu, memory];
     return [
       u.cpu === undefined ? cpu : (r.quantity(u.cpu, `${path}.cpu`, 9) ?? cpu),
@@ -92,6 +93,13 @@ export function costModelFromSpec(raw: unknown, base: CostModel = DEFAULT_COST_M
   };
   const [systemCpuNanoCores, systemMemoryBytes] = usage("system", base.systemCpuNanoCores, base.systemMemoryBytes);
   const [idleCpuNanoCores, idleMemoryBytes] = usage("idlePod", base.idleCpuNanoCores, base.idleMemoryBytes);
+  let idleRequestCpuNs = base.idleRequestCpuNs;
+  const perRequest = isObject(spec.idlePod) ? spec.idlePod.cpuPerRequest : undefined;
+  if (perRequest !== undefined) {
+    const d = typeof perRequest === "string" ? parseDuration(perRequest) : err("must be a duration such as 7us");
+    if (!d.ok || d.value < 0) r.errors.push({ path: `${ROOT}.idlePod.cpuPerRequest`, reason: d.ok ? "must not be negative" : d.error });
+    else idleRequestCpuNs = d.value;
+  }
   let conntrackEntryBytes = base.conntrackEntryBytes;
   if (spec.conntrackEntryBytes !== undefined) conntrackEntryBytes = r.number(spec.conntrackEntryBytes, `${ROOT}.conntrackEntryBytes`, 0) ?? conntrackEntryBytes;
   let resolutionNs = base.resolutionNs;
@@ -101,5 +109,5 @@ export function costModelFromSpec(raw: unknown, base: CostModel = DEFAULT_COST_M
     else resolutionNs = d.value;
   }
   if (r.errors.length > 0) return err(r.errors);
-  return ok({ ...base, cpuGHz, steps, systemCpuNanoCores, systemMemoryBytes, idleCpuNanoCores, idleMemoryBytes, conntrackEntryBytes, resolutionNs });
+  return ok({ ...base, cpuGHz, steps, systemCpuNanoCores, systemMemoryBytes, idleCpuNanoCores, idleMemoryBytes, idleRequestCpuNs, conntrackEntryBytes, resolutionNs });
 }

@@ -389,7 +389,8 @@ export class BridgeDevice extends NetDevice implements MasterPort {
       if (ns !== null && bridgeForwardHooks(ns, this, skb) !== NfVerdict.ACCEPT) return;
     }
     const dev = to.dev;
-    if (skb.length > dev.mtu + ETH_HLEN + VLAN_HLEN) {
+    // is_skb_forwardable: a GSO super-packet is forwarded whatever its length (its segments are checked where they leave).
+    if (skb.length > dev.mtu + ETH_HLEN + VLAN_HLEN && skb.gsoSize === 0) {
       this.world.drop(skb, dev.site("bridge"), DropReason.MTU_EXCEEDED, "net/bridge:mtu", true, {
         explanation: `${skb.length}-byte frame over ${dev.name} MTU ${dev.mtu}`,
       });

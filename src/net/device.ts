@@ -3,7 +3,9 @@
 // master or to the namespace's stack); each device kind supplies only how it transmits.
 
 import { DropReason } from "../../datapath/reasons.js";
+import { gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
+import { DeliveryKind } from "../trace/ledger.js";
 import { HookPoint, TcVerdict, type AttachedProgram } from "./hook.js";
 import type { NetWorld } from "./world.js";
 
@@ -35,6 +37,22 @@ export interface DeviceStats {
   txBytes: number;
   rxDropped: number;
   txDropped: number;
+  /** GSO super-packets this device received as one GRO-merged skb, and the wire segments they held. */
+  rxGroPackets: number;
+  rxGroSegments: number;
+  /** GSO super-packets this device segmented in software because it lacks the offload (validate_xmit_skb). */
+  txGsoSegmented: number;
+}
+
+/**
+ * Offload features (`ethtool -k`): `gso` = the device takes GSO/TSO super-packets (tx-tcp-segmentation,
+ * tx-udp_tnl-segmentation, ...; a device without it gets them segmented in software before its taps
+ * and driver); `gro` = a NIC merges the segments of a super-packet arriving over its link into one
+ * skb. On by default, as on Linux's veth, bridge, vxlan, ipip and common NICs.
+ */
+export interface DeviceFeatures {
+  gso: boolean;
+  gro: boolean;
 }
 
 export const DeviceKind = {
@@ -60,7 +78,10 @@ export abstract class NetDevice {
   tcIngress: AttachedProgram | null = null;
   tcEgress: AttachedProgram | null = null;
   readonly taps: CaptureTap[] = [];
-  readonly stats: DeviceStats = { rxPackets: 0, rxBytes: 0, txPackets: 0, txBytes: 0, rxDropped: 0, txDropped: 0 };
+  readonly stats: DeviceStats = {
+    rxPackets: 0, rxBytes: 0, txPackets: 0, txBytes: 0, rxDropped: 0, txDropped: 0, rxGroPackets: 0, rxGroSegments: 0, txGsoSegmented: 0,
+  };
+  readonly features: DeviceFeatures = { gso: true, gro: true };
 
   constructor(
     readonly world: NetWorld,
@@ -103,10 +124,36 @@ export abstract class NetDevice {
       return;
     }
     if (this.tcEgress !== null && !this.runHook(this.tcEgress, skb, HookPoint.TC_EGRESS)) return;
+    if (skb.gsoSize !== 0 && !this.features.gso) {
+      this.segmentAndXmit(skb);
+      return;
+    }
     this.stats.txPackets++;
     this.stats.txBytes += skb.length;
     for (const tap of this.taps) tap.onFrame(this, "tx", skb, this.world.sim.now);
     this.xmit(skb);
+  }
+
+  /** validate_xmit_skb on a device without GSO: the super-packet leaves as its segments. */
+  private segmentAndXmit(skb: SkBuff): void {
+    const ledger = this.world.ledger;
+    const l3 = skb.head + (this.l2 ? 14 : 0);
+    const segments = gsoSegment(skb, l3, () => ledger.admit());
+    if (segments === null) {
+      this.stats.txDropped++;
+      this.world.drop(skb, this.site("tx"), DropReason.INVALID_PACKET, "net/device:gso-segment", this.l2, {
+        explanation: `GSO packet of ${skb.length} bytes without parsable IPv4/TCP headers`,
+      });
+      return;
+    }
+    this.stats.txGsoSegmented++;
+    ledger.deliver(DeliveryKind.SPLIT);
+    for (const seg of segments) {
+      this.stats.txPackets++;
+      this.stats.txBytes += seg.length;
+      for (const tap of this.taps) tap.onFrame(this, "tx", seg, this.world.sim.now);
+      this.xmit(seg);
+    }
   }
 
   /** Puts the frame on the medium. */

@@ -6,7 +6,8 @@
 // is stripped and the inner packet received on the matching tunnel device.
 
 import { DropReason, TracePoint } from "../../datapath/reasons.js";
-import type { SkBuff } from "../skb/skbuff.js";
+import { mtuCheckLength } from "../skb/gso.js";
+import { GSO_ENCAP_MASK, GsoType, type SkBuff } from "../skb/skbuff.js";
 import { read16, read32 } from "../wire/bytes.js";
 import { err, ok, type Result } from "../util/result.js";
 import { DeviceKind, NetDevice } from "./device.js";
@@ -104,7 +105,7 @@ export class IpipDevice extends NetDevice {
     if (innerDf) {
       // tnl_update_pmtu: with DF the path MTU is the underlay route's minus the outer header.
       const mtu = ns.routeMtu(route) - IPV4_HLEN;
-      if (mtu < skb.length) {
+      if (mtu < skb.length && mtuCheckLength(skb, inner) > mtu) {
         icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.FRAG_NEEDED, mtu, PacketType.HOST, 0, null);
         return this.txError(skb, DropReason.FRAG_NEEDED, "net/ipip:pmtu", `${skb.length}-byte packet with DF over the tunnel path MTU ${mtu}`);
       }
@@ -115,7 +116,8 @@ export class IpipDevice extends NetDevice {
     const src = this.localAddr !== 0 ? this.localAddr : ns.routeSource(route, remote);
     const length = skb.length;
     const ip = skb.push(IPV4_HLEN);
-    const id = ns.ipIdent.next(remote, src, IPPROTO_IPIP, jiffiesAt(this.world.sim.now));
+    const id = ns.ipIdent.next(remote, src, IPPROTO_IPIP, jiffiesAt(this.world.sim.now), skb.gsoSize !== 0 ? skb.gsoSegs : 1);
+    if (skb.gsoSize !== 0) skb.gsoType |= GsoType.IPXIP4;
     writeOuterIpv4(skb.data, ip, tos, IPV4_HLEN + length, id, df, ttl, IPPROTO_IPIP, src, remote);
     skb.ctState = 0; // skb_scrub_packet: nf_reset_ct
     skb.ctEntry = -1;
@@ -146,6 +148,7 @@ export class IpipDevice extends NetDevice {
       return this.rxDrop(skb, DropReason.INVALID_PACKET, "net/ipip:ecn", "outer CE on a non-ECN-capable inner packet");
     }
     if (e === EcnDecap.SET_CE) setCe(b, inner);
+    skb.gsoType &= ~GSO_ENCAP_MASK; // iptunnel_pull_offloads
     skb.ctState = 0; // skb_scrub_packet
     skb.ctEntry = -1;
     skb.tunnelId = 0;

@@ -1,11 +1,24 @@
 // Link: a full-duplex wire between two devices with bandwidth (serialization delay),
 // propagation latency, MTU, a bounded transmit queue with tail drop, optional seeded loss,
-// and an up/down state. Each direction queues independently.
+// and an up/down state. Each direction queues independently. A GSO super-packet crosses as the
+// segments it stands for (each serialized with its own headers, checked against the MTU and lost
+// on its own) and reaches the far device GRO-merged in one event, unless a segment was lost or the
+// far device has GRO off: then the surviving segments arrive one by one. Wire taps see segments.
 
 import { DropReason } from "../../datapath/reasons.js";
+import { gsoHeaderLength, gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
+import { DeliveryKind } from "../trace/ledger.js";
 import type { NetDevice } from "./device.js";
-import type { NetWorld } from "./world.js";
+import type { DropSite, NetWorld } from "./world.js";
+
+/**
+ * A tap on the wire itself (a fibre tap / port mirror): sees every frame as it starts onto the
+ * medium, GSO super-packets as their individual segments with valid checksums. Must not keep the view.
+ */
+export interface WireTap {
+  onWireFrame(link: Link, from: NetDevice, frame: Uint8Array, timeNs: number): void;
+}
 
 /** Bytes a frame occupies on an Ethernet wire beyond its header+payload: preamble 8, FCS 4, gap 12. */
 export const ETHERNET_WIRE_OVERHEAD = 24;
@@ -40,6 +53,12 @@ export interface LinkDirectionStats {
   bytes: number;
 }
 
+/** What became of each segment of a super-packet. */
+const SegMark = { SENT: 0, LOST: 1, QUEUE_FULL: 2 } as const;
+/** Scratch for super-packets: when each segment finishes serializing, and what became of it. */
+let segEnds = new Float64Array(64);
+let segMark = new Uint8Array(64);
+
 class LinkDirection {
   busyUntil = 0;
   readonly stats: LinkDirectionStats = { sent: 0, delivered: 0, queueDrops: 0, mtuDrops: 0, lost: 0, bytes: 0 };
@@ -62,25 +81,42 @@ class LinkDirection {
       world.drop(skb, where, DropReason.LINK_DOWN, "net/link:down", this.from.l2);
       return;
     }
-    const l3Length = skb.length - (this.from.l2 ? 14 : 0);
+    const l2 = this.from.l2 ? 14 : 0;
+    const overhead = this.from.l2 ? ETHERNET_WIRE_OVERHEAD : 0;
+    let hdr = 0;
+    let segs = 1;
+    if (skb.gsoSize !== 0) {
+      hdr = gsoHeaderLength(skb, skb.head + l2);
+      if (hdr < 0) {
+        world.drop(skb, where, DropReason.INVALID_PACKET, "net/link:gso-headers", this.from.l2);
+        return;
+      }
+      segs = Math.max(1, Math.ceil((skb.length - hdr) / skb.gsoSize));
+    }
+    const l3Length = segs > 1 ? hdr - l2 + skb.gsoSize : skb.length - l2;
     if (l3Length > p.mtu) {
       this.stats.mtuDrops++;
       world.drop(skb, where, DropReason.MTU_EXCEEDED, "net/link:mtu", this.from.l2);
       return;
     }
     const now = world.sim.now;
-    const wireBytes = skb.length + (this.from.l2 ? ETHERNET_WIRE_OVERHEAD : 0);
     const backlogNs = this.busyUntil > now ? this.busyUntil - now : 0;
     const backlogBytes = (backlogNs * p.bandwidthBps) / 8e9;
+    const start = now + backlogNs;
+    if (segs > 1) {
+      this.sendSegments(skb, l2, hdr, segs, overhead, start, backlogBytes, where);
+      return;
+    }
+    const wireBytes = skb.length + overhead;
     if (backlogBytes + wireBytes > p.queueBytes) {
       this.stats.queueDrops++;
       world.drop(skb, where, DropReason.QUEUE_FULL, "net/link:queue", this.from.l2);
       return;
     }
-    const serializationNs = Math.ceil((wireBytes * 8e9) / p.bandwidthBps);
-    this.busyUntil = now + backlogNs + serializationNs;
+    this.busyUntil = start + Math.ceil((wireBytes * 8e9) / p.bandwidthBps);
     this.stats.sent++;
     this.stats.bytes += skb.length;
+    for (const tap of link.taps) tap.onWireFrame(link, this.from, skb.bytes(), start);
     if (p.lossRate > 0 && world.sim.rng.nextFloat() < p.lossRate) {
       this.stats.lost++;
       world.drop(skb, where, DropReason.LINK_LOSS, "net/link:loss", this.from.l2);
@@ -89,18 +125,106 @@ class LinkDirection {
     world.sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
   }
 
+  /**
+   * A super-packet: its segments join the queue in order while they fit (the rest are tail-dropped,
+   * as lone frames sent back to back would be), each is serialized with its own headers and lost on
+   * its own. Whole and loss-free, it arrives in one event; otherwise it is cut into its segments.
+   */
+  private sendSegments(skb: SkBuff, l2: number, hdr: number, segs: number, overhead: number, start: number, backlogBytes: number, where: DropSite): void {
+    const link = this.link;
+    const world = link.world;
+    const p = link.params;
+    if (segEnds.length < segs) {
+      segEnds = new Float64Array(Math.max(segs, segEnds.length * 2));
+      segMark = new Uint8Array(segEnds.length);
+    }
+    const payload = skb.length - hdr;
+    let queued = backlogBytes;
+    let t = start;
+    let admitted = 0;
+    let sentBytes = 0;
+    for (let i = 0; i < segs; i++) {
+      const frame = hdr + Math.min(skb.gsoSize, payload - i * skb.gsoSize);
+      queued += frame + overhead;
+      if (queued > p.queueBytes) break;
+      t += Math.ceil(((frame + overhead) * 8e9) / p.bandwidthBps);
+      segEnds[i] = t;
+      sentBytes += frame;
+      admitted++;
+    }
+    if (admitted === 0) {
+      this.stats.queueDrops++;
+      world.drop(skb, where, DropReason.QUEUE_FULL, "net/link:queue", this.from.l2);
+      return;
+    }
+    this.busyUntil = segEnds[admitted - 1]!;
+    let lost = 0;
+    const rng = world.sim.rng;
+    for (let i = 0; i < segs; i++) {
+      let mark: number = SegMark.SENT;
+      if (i >= admitted) mark = SegMark.QUEUE_FULL;
+      else if (p.lossRate > 0 && rng.nextFloat() < p.lossRate) mark = SegMark.LOST;
+      segMark[i] = mark;
+      if (mark !== SegMark.SENT) lost++;
+    }
+    this.stats.sent += admitted;
+    this.stats.bytes += sentBytes;
+    if (lost === 0 && this.to.features.gro && link.taps.length === 0) {
+      world.sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
+      return;
+    }
+    const ledger = world.ledger;
+    const cut = lost > 0 || !this.to.features.gro;
+    const segments = gsoSegment(skb, skb.head + l2, cut ? () => ledger.admit() : () => 0);
+    if (segments === null) {
+      world.drop(skb, where, DropReason.INVALID_PACKET, "net/link:gso-headers", this.from.l2);
+      return;
+    }
+    for (let i = 0; i < admitted && i < segments.length; i++) {
+      for (const tap of link.taps) tap.onWireFrame(link, this.from, segments[i]!.bytes(), i === 0 ? start : segEnds[i - 1]!);
+    }
+    if (!cut) {
+      world.sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
+      return;
+    }
+    ledger.deliver(DeliveryKind.SPLIT);
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i]!;
+      const mark = segMark[i];
+      if (mark === SegMark.QUEUE_FULL) {
+        this.stats.queueDrops++;
+        world.drop(seg, where, DropReason.QUEUE_FULL, "net/link:queue", this.from.l2);
+      } else if (mark === SegMark.LOST) {
+        this.stats.lost++;
+        world.drop(seg, where, DropReason.LINK_LOSS, "net/link:loss", this.from.l2);
+      } else {
+        world.sim.scheduleAt(segEnds[i]! + p.latencyNs, this.deliver, seg);
+      }
+    }
+  }
+
   private arrive(skb: SkBuff): void {
     if (!this.link.up) {
       this.link.world.drop(skb, this.to.site("link"), DropReason.LINK_DOWN, "net/link:down-in-flight", this.to.l2);
       return;
     }
-    this.stats.delivered++;
+    if (skb.gsoSize !== 0) {
+      // napi_gro_receive: the segments are handed up as one merged skb.
+      const segs = skb.gsoSegs > 0 ? skb.gsoSegs : 1;
+      this.stats.delivered += segs;
+      this.to.stats.rxGroPackets++;
+      this.to.stats.rxGroSegments += segs;
+    } else {
+      this.stats.delivered++;
+    }
     this.to.receive(skb);
   }
 }
 
 export class Link {
   up = true;
+  /** Wire taps (see WireTap): frames in both directions as they go onto the medium. */
+  readonly taps: WireTap[] = [];
   private readonly ab: LinkDirection;
   private readonly ba: LinkDirection;
 

@@ -26,8 +26,9 @@ export class VethDevice extends NetDevice {
   protected xmit(skb: SkBuff): void {
     const peer = this.peer;
     // The kernel forwards to the peer only what it could receive: its MTU plus the Ethernet
-    // header and one VLAN tag (is_skb_forwardable); anything longer is counted and dropped.
-    if (skb.length > peer.mtu + VETH_L2_ALLOWANCE) {
+    // header and one VLAN tag (is_skb_forwardable); anything longer is counted and dropped. A GSO
+    // super-packet passes whatever its length, as in the kernel (its segments are checked where they leave).
+    if (skb.length > peer.mtu + VETH_L2_ALLOWANCE && skb.gsoSize === 0) {
       this.stats.txDropped++;
       this.world.drop(skb, this.site("xmit"), DropReason.MTU_EXCEEDED, "net/veth:peer-mtu", true, {
         explanation: `${skb.length}-byte frame exceeds ${peer.name}'s MTU ${peer.mtu} + ${VETH_L2_ALLOWANCE}`,

@@ -7,7 +7,8 @@
 // of the inner frame on this device happen here.
 
 import { DropReason, TracePoint } from "../../datapath/reasons.js";
-import type { SkBuff } from "../skb/skbuff.js";
+import { mtuCheckLength } from "../skb/gso.js";
+import { GSO_ENCAP_MASK, GsoType, type SkBuff } from "../skb/skbuff.js";
 import { read16, read32, write16, write32 } from "../wire/bytes.js";
 import { setL4ChecksumV4 } from "../wire/checksum.js";
 import { formatIPv4 } from "../util/ip.js";
@@ -227,7 +228,8 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     else if (this.df === VxlanDf.INHERIT) df = read16(b, frame + 12) === 0x86dd || (innerIpv4 && (read16(b, frame + ETH_HLEN + 6) & 0x4000) !== 0);
 
     const mtu = ns.routeMtu(route) - VXLAN_OVERHEAD;
-    if (skb.length - ETH_HLEN > mtu && this.master !== null && wantsFragNeeded(skb, mtu)) {
+    // skb_tunnel_check_pmtu: a GSO super-packet whose segments fit passes.
+    if (skb.length - ETH_HLEN > mtu && this.master !== null && mtuCheckLength(skb, skb.head + ETH_HLEN) > mtu && wantsFragNeeded(skb, mtu)) {
       this.pmtuReply(skb, mtu);
       return;
     }
@@ -245,8 +247,11 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     write16(data, udp + 6, 0);
     write32(data, udp + 8, 0x08000000);
     write32(data, udp + 12, (vni << 8) >>> 0);
-    if (this.udpCsum) setL4ChecksumV4(data, udp, udpLength, IPPROTO_UDP, src, remote);
-    const id = ns.ipIdent.next(remote, src, IPPROTO_UDP, jiffiesAt(this.world.sim.now));
+    const gso = skb.gsoSize !== 0;
+    // A super-packet's outer UDP checksum is filled per segment (SKB_GSO_UDP_TUNNEL_CSUM).
+    if (gso) skb.gsoType |= this.udpCsum ? GsoType.UDP_TUNNEL_CSUM : GsoType.UDP_TUNNEL;
+    else if (this.udpCsum) setL4ChecksumV4(data, udp, udpLength, IPPROTO_UDP, src, remote);
+    const id = ns.ipIdent.next(remote, src, IPPROTO_UDP, jiffiesAt(this.world.sim.now), gso ? skb.gsoSegs : 1);
     writeOuterIpv4(data, ip, ecnEncapsulate(tos, innerTos), IPV4_HLEN + udpLength, id, df, ttl, IPPROTO_UDP, src, remote);
     skb.ctState = 0; // skb_scrub_packet: nf_reset_ct
     skb.ctEntry = -1;
@@ -289,6 +294,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
   decapsulate(skb: SkBuff, info: SocketInfo): void {
     const vni = read32(skb.data, skb.head + 12) >>> 8;
     skb.pull(VXLAN_HLEN);
+    skb.gsoType &= ~GSO_ENCAP_MASK; // iptunnel_pull_offloads
     skb.ctState = 0; // __iptunnel_pull_header scrubs conntrack state
     skb.ctEntry = -1;
     const b = skb.data;

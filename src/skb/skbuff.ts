@@ -1,11 +1,28 @@
 // SkBuff: one packet's bytes, kept in a buffer with headroom so encapsulation can prepend
 // headers in place, plus the metadata the model carries with the packet between devices
-// (arrival interface, mark, security identity, conntrack state, tuple before NAT).
+// (arrival interface, mark, security identity, conntrack state, tuple before NAT, and the GSO
+// description of a super-packet: segment size, segment count, encapsulation type).
 
 export const DEFAULT_HEADROOM = 128;
 
 /** NAT bits recorded on a packet once a translation rewrote it. */
 export const NatApplied = { NONE: 0, DNAT: 1, SNAT: 2 } as const;
+
+/**
+ * skb_shinfo(skb)->gso_type bits (SKB_GSO_*): what a super-packet carries, so segmentation knows which
+ * headers to repeat and fix per segment.
+ */
+export const GsoType = {
+  TCPV4: 1,
+  /** Inside VXLAN/UDP without an outer UDP checksum (SKB_GSO_UDP_TUNNEL). */
+  UDP_TUNNEL: 2,
+  /** Inside VXLAN/UDP with an outer UDP checksum per segment (SKB_GSO_UDP_TUNNEL_CSUM). */
+  UDP_TUNNEL_CSUM: 4,
+  /** Inside an outer IPv4 header (IPIP, SKB_GSO_IPXIP4). */
+  IPXIP4: 8,
+} as const;
+/** The encapsulation bits iptunnel_pull_offloads clears on decapsulation. */
+export const GSO_ENCAP_MASK = GsoType.UDP_TUNNEL | GsoType.UDP_TUNNEL_CSUM | GsoType.IPXIP4;
 
 export class SkBuff {
   /** Backing store; the packet is data[head, tail). */
@@ -44,6 +61,15 @@ export class SkBuff {
   brNfPrerouted = false;
   /** Number of devices/hops crossed, to bound loops in a misconfigured model. */
   hops = 0;
+  /**
+   * GSO: payload bytes of each segment (the MSS) when this skb is a super-packet standing for
+   * gsoSegs wire packets; 0 = an ordinary packet. A super-packet's L4 checksums are not computed
+   * (CHECKSUM_PARTIAL on the sender, CHECKSUM_UNNECESSARY after GRO): segmentation fills them.
+   */
+  gsoSize = 0;
+  gsoSegs = 0;
+  /** Bitmask of GsoType. */
+  gsoType = 0;
 
   constructor(id: number, data: Uint8Array, head: number, tail: number) {
     this.id = id;
@@ -111,6 +137,9 @@ export class SkBuff {
     copy.nextHop = this.nextHop;
     copy.brNfPrerouted = this.brNfPrerouted;
     copy.hops = this.hops;
+    copy.gsoSize = this.gsoSize;
+    copy.gsoSegs = this.gsoSegs;
+    copy.gsoType = this.gsoType;
     return copy;
   }
 }

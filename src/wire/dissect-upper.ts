@@ -1,4 +1,4 @@
-// Upper-layer decoders of dissect: TCP, UDP (and the VXLAN/Geneve tunnels it carries), ICMP and ICMPv6
+// Upper-layer decoders of dissect: TCP, UDP (and the VXLAN/Geneve tunnels it carries), SCTP, ICMP and ICMPv6
 // (with the packet an error message quotes), with checksum validity from the IP context around them.
 import { formatIPv6 } from "../util/ip.js";
 import { Ipv6NextHeader } from "./ipv6.js";
@@ -7,11 +7,12 @@ import { icmpv6HasTarget, isIcmpv6Echo, isIcmpv6Error, parseIcmpv6 } from "./icm
 import { parseUdp, UdpPort, UDP_HEADER_LENGTH } from "./udp.js";
 import { formatTcpOptions, parseTcp, tcpFlagLetters } from "./tcp.js";
 import { parseVxlan, VXLAN_HEADER_LENGTH } from "./vxlan.js";
+import { IPPROTO_SCTP, parseSctpChunkTypes, parseSctpHeader, verifySctpChecksum } from "./sctp.js";
 import { geneveHeaderLen, parseGeneve } from "./geneve.js";
 import { IPPROTO_IPIP, IPPROTO_IPV6 } from "./ipip.js";
 import { IPPROTO_ICMP, IPPROTO_ICMPV6, IPPROTO_TCP, IPPROTO_UDP, verifyL4ChecksumV4, verifyL4ChecksumV6 } from "./checksum.js";
 import type { Layer } from "./layers.js";
-import { failed, payload, type IpContext, type Step } from "./dissect-steps.js";
+import { DONE, failed, payload, type IpContext, type Step } from "./dissect-steps.js";
 
 /** Checksum validity of an L4 segment of `length` bytes at `at`, or null when it was not all captured. */
 function l4ChecksumOk(frame: Uint8Array, ip: IpContext, at: number, length: number, end: number, protocol: number): boolean | null {
@@ -30,6 +31,8 @@ export function decodeUpper(frame: Uint8Array, protocol: number, at: number, end
       return decodeIcmp(frame, at, end, ip, layers);
     case IPPROTO_ICMPV6:
       return decodeIcmpv6(frame, at, end, ip, layers);
+    case IPPROTO_SCTP:
+      return decodeSctp(frame, at, end, ip, layers);
     case IPPROTO_IPIP:
       return { kind: "ipv4", offset: at, end, quoted: ip.quoted };
     case IPPROTO_IPV6:
@@ -93,6 +96,16 @@ function decodeUdp(frame: Uint8Array, at: number, end: number, ip: IpContext, la
     return { kind: "ether", offset: inner + length, end: payloadEnd, etherType: h.protocolType };
   }
   return payload(layers, inner, payloadEnd, at + u.length);
+}
+
+function decodeSctp(frame: Uint8Array, at: number, end: number, ip: IpContext, layers: Layer[]): Step {
+  const r = parseSctpHeader(frame, at, end);
+  if (!r.ok) return failed(layers, r.error);
+  const packetEnd = at + ip.l4Length;
+  const whole = !ip.truncated && packetEnd <= end;
+  const chunks = parseSctpChunkTypes(frame, at, whole ? packetEnd : end);
+  layers.push({ proto: "sctp", srcPort: r.value.srcPort, dstPort: r.value.dstPort, vtag: r.value.verificationTag, chunks, checksumOk: whole ? verifySctpChecksum(frame, at, packetEnd) : null });
+  return DONE;
 }
 
 function echoFields(frame: Uint8Array, at: number): { id: number; seq: number } {

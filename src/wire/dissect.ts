@@ -35,7 +35,7 @@ export function dissect(frame: Uint8Array, linkType: number): Layer[] {
 function stepLayerName(step: Exclude<Step, { kind: "done" }>): string {
   if (step.kind === "ether") return isVlanTpid(step.etherType) ? "vlan" : `ethertype 0x${step.etherType.toString(16)}`;
   if (step.kind !== "l4") return step.kind;
-  const names: Record<number, string> = { 1: "icmp", 4: "ipv4", 6: "tcp", 17: "udp", 41: "ipv6", 58: "icmpv6" };
+  const names: Record<number, string> = { 1: "icmp", 4: "ipv4", 6: "tcp", 17: "udp", 41: "ipv6", 58: "icmpv6", 132: "sctp" };
   return names[step.protocol] ?? `ip protocol ${step.protocol}`;
 }
 

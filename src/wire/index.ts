@@ -14,6 +14,7 @@ export * from "./icmp.js";
 export * from "./icmpv6.js";
 export * from "./udp.js";
 export * from "./tcp.js";
+export * from "./sctp.js";
 export * from "./vxlan.js";
 export * from "./geneve.js";
 export * from "./ipip.js";

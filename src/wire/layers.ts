@@ -70,6 +70,8 @@ export type TcpLayer = {
   options?: string;
   checksumOk: boolean | null;
 };
+/** chunks: the chunk type numbers in order (tshark's sctp.chunk_type); checksumOk null when not all captured. */
+export type SctpLayer = { proto: "sctp"; srcPort: number; dstPort: number; vtag: number; chunks: number[]; checksumOk: boolean | null };
 export type VxlanLayer = { proto: "vxlan"; vni: number; flags: number };
 export type GeneveLayer = { proto: "geneve"; vni: number; protocolType: number; oam: boolean; critical: boolean; optionsLen: number };
 /**
@@ -98,6 +100,7 @@ export type Layer =
   | Icmpv6Layer
   | UdpLayer
   | TcpLayer
+  | SctpLayer
   | VxlanLayer
   | GeneveLayer
   | PayloadLayer

@@ -2,7 +2,8 @@
 // Tunnels print outer then inner, joined by ": " on the same line; an ICMP error names the packet it
 // quotes, as tcpdump does. Application payloads are not decoded (tcpdump's ": HTTP ..." suffixes).
 import { tcpdumpFlags, tcpFlagsFromLetters } from "./tcp.js";
-import type { GeneveLayer, Icmpv6Layer, IcmpLayer, Ipv4Layer, Ipv6Layer, Layer, TcpLayer, UdpLayer } from "./layers.js";
+import type { GeneveLayer, Icmpv6Layer, IcmpLayer, Ipv4Layer, Ipv6Layer, Layer, SctpLayer, TcpLayer, UdpLayer } from "./layers.js";
+import { SCTP_CHUNK_NAMES } from "./sctp.js";
 
 const ICMP_NAMES: Record<number, string> = {
   0: "echo reply",
@@ -86,7 +87,7 @@ function ipPayloadLength(ip: Ipv4Layer | Ipv6Layer): number {
   return ip.proto === "ipv4" ? ip.len - ip.hdrLen : ip.payloadLen;
 }
 
-function ipText(ip: Ipv4Layer | Ipv6Layer, l4: TcpLayer | UdpLayer | undefined): string {
+function ipText(ip: Ipv4Layer | Ipv6Layer, l4: TcpLayer | UdpLayer | SctpLayer | undefined): string {
   const family = ip.proto === "ipv4" ? "IP" : "IP6";
   return l4 ? `${family} ${ip.src}.${l4.srcPort} > ${ip.dst}.${l4.dstPort}` : `${family} ${ip.src} > ${ip.dst}`;
 }
@@ -113,7 +114,7 @@ export function summarize(layers: readonly Layer[]): string {
       case "ipv4":
       case "ipv6":
         ip = layer;
-        parts.push(ipText(layer, next?.proto === "tcp" || next?.proto === "udp" ? next : undefined));
+        parts.push(ipText(layer, next?.proto === "tcp" || next?.proto === "udp" || next?.proto === "sctp" ? next : undefined));
         break;
       case "tcp":
         parts.push(tcpText(layer, payloadLength(layers, i)));
@@ -134,6 +135,10 @@ export function summarize(layers: readonly Layer[]): string {
         i = quotedIp ? layers.length : i + (next?.proto === "payload" ? 1 : 0);
         break;
       }
+      case "sctp":
+        // tcpdump: "sctp (N) [INIT] ..." with the number of chunks and each chunk's name.
+        parts.push(`sctp (${layer.chunks.length})${layer.chunks.map((c) => ` [${(SCTP_CHUNK_NAMES[c] ?? `chunk ${c}`).replace("_", " ")}]`).join("")}`);
+        break;
       case "vxlan":
         parts.push(`VXLAN, flags [${layer.flags & 0x08 ? "I" : "."}] (0x${layer.flags.toString(16).padStart(2, "0")}), vni ${layer.vni}`);
         break;

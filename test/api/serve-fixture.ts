@@ -1,12 +1,12 @@
-// Test fixture: the seed lab (plus its kube-system pods and an unschedulable pod) as a LabCluster,
-// served on a free loopback port with simulated time frozen unless the test advances it; and a
+// Test fixture: the seed lab (plus its kube-system pods and an unschedulable pod) as an emulation
+// (LabCluster joined to its network), served on a free loopback port with simulated time frozen unless the test advances it; and a
 // runner for the real kubectl against it (async: the server lives in this process).
 import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { ApiServer, labBackend, openEmulation, type ApiServerOptions, type LabBackend } from "../../src/api/index.js";
+import { ApiServer, emulationBackend, openEmulation, type ApiServerOptions, type Emulation, type LabBackend, type RequestCounter } from "../../src/api/index.js";
 import type { LabCluster } from "../../src/lab/index.js";
 
 export const SEED_FILES = [
@@ -16,6 +16,7 @@ export const SEED_FILES = [
 ];
 
 export interface Served {
+  readonly em: Emulation;
   readonly lab: LabCluster;
   readonly backend: LabBackend;
   readonly server: ApiServer;
@@ -24,20 +25,22 @@ export interface Served {
 }
 
 /** Opens the files, runs `warmupNs` of simulated time (metrics need two scrapes) and serves them. */
-export async function serveFiles(files: readonly string[] = SEED_FILES, warmupNs = 60e9, options: ApiServerOptions = {}): Promise<Served> {
+export async function serveFiles(files: readonly string[] = SEED_FILES, warmupNs = 60e9, options: ApiServerOptions = {}, extra: readonly RequestCounter[] = []): Promise<Served> {
   const opened = await openEmulation(files);
   if (!opened.ok) throw new Error(opened.error.join("\n"));
-  const { lab, model } = opened.value;
-  const backend = labBackend(lab, { model });
-  lab.advance(warmupNs);
+  const em = opened.value;
+  const backend = emulationBackend(em, extra);
+  em.advance(warmupNs);
   const server = await ApiServer.listen(backend, { port: 0, ...options });
   return {
-    lab,
+    em,
+    lab: em.lab,
     backend,
     server,
     url: `http://127.0.0.1:${server.port}`,
     close: async () => {
       backend.metrics.stop();
+      em.close();
       await server.close();
     },
   };

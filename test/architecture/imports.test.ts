@@ -34,8 +34,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   metrics: ["util", "k8s", "trace", "net", "datapath", "engine"],
   cluster: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "pcap"],
   lab: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "pcap"],
+  perf: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "pcap"],
   api: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "lab", "pcap"],
-  cli: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "lab", "pcap", "api"],
+  cli: ["util", "engine", "wire", "skb", "datapath", "trace", "net", "k8s", "policy", "kubeproxy", "cni", "scheduler", "controllers", "metrics", "cluster", "lab", "pcap", "api", "perf"],
 };
 /** Files allowed to cross a rule, each with the reason. */
 const EXCEPTIONS: Record<string, { layers: readonly string[]; why: string }> = {

@@ -111,8 +111,9 @@ describe("reach: arguments", () => {
     assert.deepEqual(parseReachPort("8080"), { ok: true, value: { port: 8080, protocol: "TCP" } });
     assert.equal(parseReachPort("70000").ok, false);
     assert.deepEqual(parseReachPort("icmp"), { ok: true, value: { port: 0, protocol: "ICMP" } });
-    const sctp = parseReachPort("80/SCTP");
-    assert.ok(!sctp.ok && /SCTP/.test(sctp.error));
+    assert.deepEqual(parseReachPort("80/SCTP"), { ok: true, value: { port: 80, protocol: "SCTP" } });
+    const dccp = parseReachPort("80/DCCP");
+    assert.ok(!dccp.ok && /DCCP/.test(dccp.error));
     const rt = await buildLab();
     const bad = selectEndpoints(rt, "web/nope", "to");
     assert.ok(!bad.ok && /web\/nope/.test(bad.error));

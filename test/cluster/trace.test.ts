@@ -76,7 +76,7 @@ describe("trace: client -> NodePort under the ipBlock policy", () => {
   });
 
   it("rejects destinations it cannot trace, naming them", () => {
-    for (const bad of ["node/worker31.cyh.cloud", "web/nope:80", "10.1.8.31", "svc/web/web1:80/UDP"]) {
+    for (const bad of ["node/worker31.cyh.cloud/TCP", "web/nope:80", "10.1.8.31:80/ICMP", "svc/web/web1:70000/UDP"]) {
       const r = parseTraceTarget(rt, bad);
       assert.ok(!r.ok, bad);
     }

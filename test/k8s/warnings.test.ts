@@ -31,13 +31,13 @@ test("the same unknown field in many places is listed once, with a count", () =>
 });
 
 test("an unsupported kind is one warning however many objects it has; a CRD kind too", () => {
-  const cm = (n: string): string => `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {a: b}\n`;
+  const secret = (n: string): string => `---\napiVersion: v1\nkind: Secret\nmetadata: {name: ${n}}\ndata: {a: Yg==}\n`;
   const calico = "---\napiVersion: projectcalico.org/v3\nkind: NetworkPolicy\nmetadata: {name: x}\nspec: {}\n";
-  const text = cm("a") + cm("b") + calico;
+  const text = secret("a") + secret("b") + calico;
   const r = loadText(text, F);
   assert.deepEqual(fmt(r.errors), []);
   assert.deepEqual(fmt(r.warnings), [
-    `${F}:2:1: ConfigMap default/a: kind ConfigMap (v1, core) is not supported by cnisim; ignored (and 1 more like it)`,
+    `${F}:2:1: Secret default/a: kind Secret (v1, core) is not supported by cnisim; ignored (and 1 more like it)`,
     `${F}:${at(text, "apiVersion: projectcalico")}: NetworkPolicy default/x: kind NetworkPolicy (projectcalico.org/v3) is not supported by cnisim; ignored`,
   ]);
   assert.equal(r.objects.length, 0);

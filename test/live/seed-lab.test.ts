@@ -1,7 +1,7 @@
 // Issue 9's acceptance on the seed lab: a real client namespace takes the lab's client address
-// 10.1.8.100/24, the attach session runs inside its own namespace with the veth end as ext/client
-// (fixtures/seed-main.ts: `cnisim attach`'s session plus the lab's nginx pages, which buildCluster
-// does not start by itself yet), and
+// 10.1.8.100/24, `cnisim attach` runs inside its own namespace with the veth end as ext/client (the
+// plain CLI: the pods' nginx containers run by themselves, and `--exec` writes the lab's pages as the
+// lab's `kubectl exec -it web1 -- bash -c 'echo Hello web1 > /usr/share/nginx/html/index.html'` did), and
 // real tools in the client namespace talk to the emulated cluster: ping to a pod across Calico's IPIP
 // overlay, curl to the web1 NodePort on the hosting node ("Hello web1") and through another node
 // (dropped by the ipBlock policy, since that node masquerades the client to its tunnel address).
@@ -15,7 +15,7 @@ import { formatIPv4 } from "../../src/util/ip.js";
 import { liveSkipReason, LiveLab, run, waitUntil, type Child } from "./harness.js";
 
 const skip = liveSkipReason() ?? (commandOk("curl") ? null : "`curl` is not installed");
-const SEED_MAIN = join(dirname(fileURLToPath(import.meta.url)), "fixtures/seed-main.js");
+const CNISIM = join(dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.js");
 const LAB = resolve(process.cwd(), "examples/seed-lab");
 const FILES = [join(LAB, "cluster.yaml"), join(LAB, "workloads.yaml"), join(LAB, "policies/05-ingress-from-ipblock.yaml")];
 /** worker31 hosts web2 and cyh/test; worker32 hosts web1 and web/test (workloads.yaml). */
@@ -52,8 +52,9 @@ test("seed lab: real ping and curl from the lab's client namespace through the e
     // Pod addresses through worker31, so a packet to a pod on worker32 crosses the IPIP overlay.
     lab.ip(client, "route", "add", "10.224.0.0/16", "via", WORKER31);
     lab.txChecksumOff(client, "vcli");
-    // The attach session with the lab's nginx pages started first (fixtures/seed-main.ts).
-    emu = lab.spawn(emuNs, process.execPath, [SEED_MAIN, "--iface", "vemu", ...FILES]);
+    // `cnisim attach` as a user runs it: the pages written with --exec, then real time.
+    const page = (pod: string): string => `web/${pod} -- bash -c 'echo Hello ${pod} > /usr/share/nginx/html/index.html'`;
+    emu = lab.spawn(emuNs, process.execPath, [CNISIM, "attach", "-f", ...FILES, "--iface", "vemu", "--as", "ext/client", "--rate", "1", "--max-lag", "200ms", "--exec", page("web1"), "--exec", page("web2")]);
     const started = emu;
     await waitUntil(() => started.exitCode !== null || started.stderr.includes("running in real time"), () => `attach to start: ${started.stderr}`, 60_000);
     assert.equal(emu.exitCode, null, emu.stderr);

@@ -8,7 +8,7 @@ test("every datapath step has a default cost and says where the figure comes fro
   const sources = costSources();
   assert.deepEqual(sources.map((s) => s.step), [...COST_STEPS]);
   for (const s of sources) {
-    assert.match(s.source, /\[(XDP|BROUER|CF|CTHALF|SLIM|CAI)\]/, s.step);
+    assert.match(s.source, /\[(XDP|BROUER|CF|CTHALF|SLIM|CAI|IPTRULE)\]/, s.step);
     const c = DEFAULT_COST_MODEL.steps[s.step];
     assert.ok(c.packetNs + c.byteNs + c.batchNs > 0, `${s.step} costs something`);
   }
@@ -25,7 +25,7 @@ test("spec.costModel overrides the clock, steps, baselines and resolution; the r
     cpuGHz: 2.4,
     steps: { vxlanEncap: { packetNs: 500 }, copy: { byteNs: 0.2 } },
     system: { cpu: "50m", memory: "1Gi" },
-    idlePod: { cpu: "0", memory: "512Ki" },
+    idlePod: { cpu: "0", memory: "512Ki", cpuPerRequest: "20us" },
     conntrackEntryBytes: 384,
     resolution: "30s",
   });
@@ -36,7 +36,8 @@ test("spec.costModel overrides the clock, steps, baselines and resolution; the r
   assert.deepEqual(m.steps.copy, { ...DEFAULT_COST_MODEL.steps.copy, byteNs: 0.2 });
   assert.deepEqual(m.steps.vxlanDecap, DEFAULT_COST_MODEL.steps.vxlanDecap);
   assert.deepEqual([m.systemCpuNanoCores, m.systemMemoryBytes, m.idleCpuNanoCores, m.idleMemoryBytes], [50_000_000, 2 ** 30, 0, 512 * 1024]);
-  assert.deepEqual([m.conntrackEntryBytes, m.resolutionNs], [384, 30e9]);
+  assert.deepEqual([m.conntrackEntryBytes, m.resolutionNs, m.idleRequestCpuNs], [384, 30e9, 20_000]);
+  assert.equal(DEFAULT_COST_MODEL.idleRequestCpuNs, 7_000, "[NGINX] ~145k requests/s per core");
   assert.deepEqual(costModelFromSpec(undefined), { ok: true, value: DEFAULT_COST_MODEL });
 });
 
@@ -45,6 +46,7 @@ test("bad spec.costModel fields: every error names its path", () => {
     cpuGHz: 0,
     steps: { warpDrive: { packetNs: 1 }, vxlanEncap: { packetNs: -5, perPacket: 3 } },
     system: { cpu: "lots" },
+    idlePod: { cpuPerRequest: 5 },
     resolution: 15,
     extra: true,
   });
@@ -58,6 +60,7 @@ test("bad spec.costModel fields: every error names its path", () => {
       "spec.costModel.steps.vxlanEncap.perPacket",
       "spec.costModel.steps.vxlanEncap.packetNs",
       "spec.costModel.system.cpu",
+      "spec.costModel.idlePod.cpuPerRequest",
       "spec.costModel.resolution",
     ],
   );

@@ -1,7 +1,9 @@
 // `cnisim attach -f FILES --iface IFACE --as POINT ...`: real interfaces take the place of emulated
 // ones (an external host, a node's interface, a pod) while the emulation runs in real time. Frames
 // captured on IFACE (libpcap via `cap`) enter the emulated wire at POINT; what the emulation sends
-// there leaves on IFACE. Also exports the live session that `capture` shares.
+// there leaves on IFACE. Pods run their containers (nginx, CoreDNS, declared ports) by themselves;
+// `--exec 'POD -- CMD'` runs commands in them first, as `kubectl exec` would (e.g. to write nginx's
+// page). Also exports the live session that `capture` shares.
 
 import type { Command } from "commander";
 import { buildClusterFromFiles, formatClusterError, type ClusterRuntime } from "../../cluster/index.js";
@@ -15,6 +17,8 @@ import { formatLiveError, LiveInterface } from "../../pcap/live.js";
 import { dropReasonName } from "../../../datapath/reasons.js";
 import { err, ok, type Result } from "../../util/result.js";
 import { ExitCode, type CliCommand, type CliContext, type ExitCodeValue } from "../command.js";
+import { execInPod } from "../../cluster/containers/exec/exec.js";
+import { parseExecSpec, type ExecSpec } from "../../cluster/containers/exec/exec-spec.js";
 
 /** Raw flags shared by attach and capture. */
 export type LiveCliOptions = {
@@ -26,6 +30,7 @@ export type LiveCliOptions = {
   maxLag: string;
   strictRealtime?: boolean;
   duration?: string;
+  exec?: string[];
 };
 
 export type LiveSettings = {
@@ -91,6 +96,7 @@ export const attachCommand: CliCommand = {
   register(program: Command, ctx: CliContext): void {
     addLiveOptions(program.command("attach").description("attach real interfaces to the emulated cluster and run it in real time"))
       .option("--duration <duration>", "stop after this much simulated time (default: run until Ctrl-C)")
+      .option("--exec <'POD -- CMD'>", "run a command in a pod before attaching, as kubectl exec (repeatable), e.g. \"web/web1 -- sh -c 'echo Hello web1 > /usr/share/nginx/html/index.html'\"", collect, [])
       .addHelpText(
         "after",
         "\nNeeds root (or CAP_NET_RAW + CAP_NET_ADMIN), libpcap and the optional `cap` package. Run it\n" +
@@ -111,11 +117,33 @@ async function attach(raw: LiveCliOptions, ctx: CliContext): Promise<ExitCodeVal
   const settings = parseLiveOptions(raw);
   if (!settings.ok) return fail(ctx, settings.error, ExitCode.USAGE);
   if (settings.value.pairs.length === 0) return fail(ctx, "give at least one --iface IFACE --as POINT", ExitCode.USAGE);
-  const cluster = await openLiveCluster(raw.file);
-  if (!cluster.ok) return fail(ctx, cluster.error, ExitCode.FAILURE);
-  const targets = resolveTargets(cluster.value, settings.value);
+  const execs: ExecSpec[] = [];
+  for (const text of raw.exec ?? []) {
+    const spec = parseExecSpec(text);
+    if (!spec.ok) return fail(ctx, `--exec ${JSON.stringify(text)}: ${spec.error}`, ExitCode.USAGE);
+    execs.push(spec.value);
+  }
+  const built = await buildClusterFromFiles(raw.file);
+  if (!built.ok) return fail(ctx, formatClusterError(built.error), ExitCode.FAILURE);
+  for (const n of built.value.notices()) await ctx.err.line(`cnisim: ${n}`);
+  const ran = await runExecs(built.value, execs, ctx);
+  if (ran !== ExitCode.OK) return ran;
+  const cluster = liveClusterOf(built.value);
+  const targets = resolveTargets(cluster, settings.value);
   if (!targets.ok) return fail(ctx, targets.error, ExitCode.FAILURE);
-  return runLiveSession(cluster.value.sim, cluster.value.world, targets.value, settings.value, ctx);
+  return runLiveSession(cluster.sim, cluster.world, targets.value, settings.value, ctx);
+}
+
+/** Runs the --exec commands in order, printing their output as kubectl exec does; a failed one stops attach. */
+export async function runExecs(cluster: ClusterRuntime, execs: readonly ExecSpec[], ctx: CliContext): Promise<ExitCodeValue> {
+  for (const e of execs) {
+    if (cluster.pod(e.pod) === undefined) return fail(ctx, `--exec: no pod ${JSON.stringify(e.pod)} with a network (have: ${cluster.pods().map((p) => p.key).join(", ")})`, ExitCode.FAILURE);
+    const out = execInPod(cluster, e.pod, e.container, e.argv);
+    for (const l of out.stdout) await ctx.err.line(l);
+    for (const l of out.stderr) await ctx.err.line(l);
+    if (out.exitCode !== 0) return fail(ctx, `--exec ${e.pod}: command terminated with exit code ${out.exitCode}`, ExitCode.FAILURE);
+  }
+  return ExitCode.OK;
 }
 
 /** Looks up every --as point in the cluster. */
@@ -179,7 +207,23 @@ export async function runLiveSession(
       for (const a of attached) a.live.close();
       return fail(ctx, formatLiveError(live.error), ExitCode.FAILURE);
     }
-    const port = ExternalPort.bridge(target.device, live.value, driver, `${target.iface}@${target.point}`);
+    const iface = live.value;
+    let warned = false;
+    // The real interface refusing a frame is a drop (LINK_DOWN, with the reason) in the ledger; say so once at once.
+    const sink = {
+      send: (frame: Uint8Array): boolean => {
+        const sent = iface.send(frame);
+        if (!sent && !warned) {
+          warned = true;
+          warn(`${target.iface} refused a ${frame.length}-byte frame the emulation sent at ${target.point}: ${iface.lastSendError || "send failed"} (counted as a LINK_DOWN drop; later refusals are only counted)`);
+        }
+        return sent;
+      },
+      get lastSendError(): string {
+        return iface.lastSendError;
+      },
+    };
+    const port = ExternalPort.bridge(target.device, sink, driver, `${target.iface}@${target.point}`);
     live.value.onFrame((data, length, truncated) => port.inject(data, length, truncated));
     attached.push({ target, live: live.value, port });
   }
@@ -210,11 +254,27 @@ export async function runLiveSession(
   await hooks.onStop?.();
   const summaryOut = hooks.summaryToStderr === true ? ctx.err : ctx.out;
   for (const line of summaryLines(sim, world, driver, attached, startNs)) await summaryOut.line(line);
+  for (const line of refusalLines(attached)) await ctx.err.line(`cnisim: ${line}`);
   if (failure !== null) {
     await ctx.err.line(`cnisim: ${failure}`);
     return ExitCode.FAILURE;
   }
   return ExitCode.OK;
+}
+
+/** Why frames were refused at the real interfaces, in words (nothing when none were). */
+function refusalLines(attached: readonly Attached[]): string[] {
+  const lines: string[] = [];
+  for (const a of attached) {
+    const p = a.port.live;
+    if (p.sendFailures > 0) {
+      lines.push(`${a.target.iface} refused ${p.sendFailures} frame(s) the emulation sent (last: ${a.live.lastSendError || "send failed"}); they are LINK_DOWN drops at ${a.target.iface}@${a.target.point}. Check that ${a.target.iface} is up and its MTU is at least ${a.target.device.mtu}.`);
+    }
+    if (p.refused > 0) {
+      lines.push(`${p.refused} frame(s) captured on ${a.target.iface} were refused (truncated, shorter than an Ethernet header, or beyond the MTU ${a.target.device.mtu}): turn off offloads on the peer (ethtool -K DEV tso off gso off gro off tx off).`);
+    }
+  }
+  return lines;
 }
 
 function lagText(e: LagEvent): string {

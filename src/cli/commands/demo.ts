@@ -27,7 +27,7 @@ export const demoCommand: CliCommand = {
     program
       .command("demo")
       .description("replay the seed lab (examples/seed-lab, examples/lab) on the emulated cluster")
-      .option("--only <name>", "\"network\" for the NetworkPolicy part only, else the scheduling experiments whose script name contains this text")
+      .option("--only <name>", "\"network\" for the NetworkPolicy part only (\"network:9\" for the experiments numbered 9...), else the scheduling experiments whose script name contains this text")
       .action(async (options: { only?: string }) => {
         ctx.exitCode = await demo(options.only, ctx);
       });
@@ -41,17 +41,18 @@ async function demo(only: string | undefined, ctx: CliContext): Promise<0 | 1> {
   const scripts = readdirSync(labDir)
     .filter((name) => name.endsWith(".lab") && (only === undefined || name.includes(only)))
     .sort();
-  if (scripts.length === 0 && only !== "network") {
+  const network = only === undefined ? "all" : only === "network" ? "all" : only.startsWith("network:") ? only.slice("network:".length) : null;
+  if (scripts.length === 0 && network === null) {
     await ctx.err.line(`cnisim: demo: no experiment matches ${JSON.stringify(only)} in ${labDir}`);
     return ExitCode.FAILURE;
   }
   await ctx.out.line("cnisim demo: the seed lab on an emulated 3-node cluster (examples/seed-lab/cluster.yaml)");
   let failed = 0;
-  if (only === undefined || only === "network") {
+  if (network !== null) {
     await ctx.out.line("");
     await ctx.out.line("Part 1 of the lab, NetworkPolicy: real connection attempts through Calico IPIP, kube-proxy and the policy datapath.");
-    failed += await networkDemo(root, ctx);
-    if (only === "network") return failed === 0 ? ExitCode.OK : ExitCode.FAILURE;
+    failed += await networkDemo(root, ctx, network === "all" ? undefined : network);
+    if (only !== undefined) return failed === 0 ? ExitCode.OK : ExitCode.FAILURE;
   }
   await ctx.out.line("");
   await ctx.out.line("Part 2 of the lab, pod scheduling: each experiment's kubectl commands and the cluster's answers.");

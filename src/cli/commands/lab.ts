@@ -1,13 +1,20 @@
 // `cnisim lab SCRIPT -f FILES...`: runs a lab script (kubectl commands a user types) against the
-// cluster described by the files (a Cluster file plus YAML), printing what kubectl prints.
-// Files the script names are read relative to the script's folder.
+// cluster described by the files (a Cluster file plus YAML), printing what kubectl prints. With a
+// Cluster file the lab runs on the emulated network (CNI addresses, kube-proxy, cluster DNS, pod
+// containers), so `kubectl exec POD -- wget|curl|ping|nslookup ...` works; `--no-network` (or Node
+// objects without a Cluster file) runs the control plane only. Files the script names are read
+// relative to the script's folder.
 
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
-import { parseGoDuration } from "../../lab/index.js";
+import { formatDiagnostic, loadFiles } from "../../k8s/index.js";
+import { createNetworkLab, defaultScheduler, LabFiles, parseGoDuration, runLab } from "../../lab/index.js";
+import { err, ok } from "../../util/result.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
-import { runLabFile } from "../lab-file.js";
+import { runLabFile, type LabFileOptions } from "../lab-file.js";
 
-type LabCliOptions = { file: string[]; keepGoing?: boolean; step: string; warmup: string; echo: boolean };
+type LabCliOptions = { file: string[]; keepGoing?: boolean; step: string; warmup: string; echo: boolean; network: boolean };
 
 export const labCommand: CliCommand = {
   register(program: Command, ctx: CliContext): void {
@@ -20,9 +27,13 @@ export const labCommand: CliCommand = {
       .option("--step <duration>", "simulated time between commands", "10s")
       .option("--warmup <duration>", "simulated time before the first command", "60s")
       .option("--no-echo", "do not print each command before its output")
+      .option("--no-network", "control plane only: no datapath (kubectl exec is then unavailable)")
       .addHelpText(
         "after",
-        "\nExit codes: 0 every line ran; 1 a line could not be run (unknown command or flag, bad\n" +
+        "\nWith a Cluster file the lab runs on the emulated network: pods get CNI addresses, Services\n" +
+          "and the cluster DNS work, and `kubectl exec POD -- wget|curl|ping|nslookup|cat|echo|sh -c`\n" +
+          "runs in the pod's container.\n" +
+          "\nExit codes: 0 every line ran; 1 a line could not be run (unknown command or flag, bad\n" +
           "manifest) or the files did not load; 2 bad command line. kubectl's own errors (NotFound,\n" +
           "a refused drain) are printed as kubectl prints them and do not stop the script.",
       )
@@ -43,10 +54,49 @@ async function lab(script: string, options: LabCliOptions, ctx: CliContext): Pro
     await ctx.err.line(`cnisim: --warmup: ${warmup.error}`);
     return ExitCode.USAGE;
   }
-  return runLabFile(
-    script,
-    options.file,
-    { stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo },
-    ctx,
+  const labOptions: LabFileOptions = { stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo };
+  if (!options.network) return runLabFile(script, options.file, labOptions, ctx);
+  return runNetworkLab(script, options.file, labOptions, ctx);
+}
+
+/** As runLabFile, on the emulated network when the files have a Cluster object. */
+async function runNetworkLab(script: string, files: readonly string[], options: LabFileOptions, ctx: CliContext): Promise<0 | 1> {
+  let text: string;
+  try {
+    text = readFileSync(script, "utf8");
+  } catch (e) {
+    await ctx.err.line(`cnisim: ${script}: cannot read: ${(e as Error).message}`);
+    return ExitCode.FAILURE;
+  }
+  const loaded = await loadFiles(files);
+  if (loaded.cluster === undefined || loaded.errors.length > 0) return runLabFile(script, files, options, ctx);
+  for (const w of loaded.warnings) await ctx.err.line(`cnisim: warning: ${formatDiagnostic(w)}`);
+  const made = createNetworkLab(loaded, { scheduler: defaultScheduler });
+  if (!made.ok) {
+    await ctx.err.line(`cnisim: ${made.error}`);
+    return ExitCode.FAILURE;
+  }
+  for (const n of made.value.runtime.notices()) await ctx.err.line(`cnisim: ${n}`);
+  const base = dirname(script);
+  const labFiles = new LabFiles((path) => {
+    try {
+      return ok(readFileSync(isAbsolute(path) ? path : resolve(base, path), "utf8"));
+    } catch (e) {
+      return err((e as Error).message);
+    }
+  });
+  const lines: { stream: "out" | "err"; text: string }[] = [];
+  const result = runLab(
+    made.value.cluster,
+    text,
+    { files: labFiles, ...options, scriptName: script, extensions: made.value.extensions },
+    { out: (l) => lines.push({ stream: "out", text: l }), err: (l) => lines.push({ stream: "err", text: l }) },
   );
+  let last: "out" | "err" | null = null;
+  for (const l of lines) {
+    if (last !== null && last !== l.stream) await (last === "out" ? ctx.out : ctx.err).flush();
+    await (l.stream === "out" ? ctx.out : ctx.err).line(l.text);
+    last = l.stream;
+  }
+  return result.ok ? ExitCode.OK : ExitCode.FAILURE;
 }

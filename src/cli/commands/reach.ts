@@ -20,14 +20,16 @@ export const reachCommand: CliCommand = {
       .description("reachability matrix: real connection attempts from every source to every destination")
       .requiredOption("-f, --file <path...>", "cluster and workload files (a cnisim Cluster file, Kubernetes YAML, folders)")
       .option("-n, --namespace <ns>", "namespace for objects that name none", "default")
-      .option("--port <port/proto...>", "port to probe, e.g. 80/TCP or 53/UDP, or ICMP for an echo (repeatable)", ["80/TCP"])
+      .option("--port <port/proto...>", "port to probe, e.g. 80/TCP, 53/UDP or 9999/SCTP, or ICMP for an echo (repeatable)", ["80/TCP"])
       .option("--from <sel>", "sources: comma-separated ns/pod, node/NAME, ext/NAME, or pods|nodes|ext", "pods")
       .option("--to <sel>", "destinations: as --from, plus svc/ns/name and svc", "pods")
       .option("-o, --output <format>", "table or json", "table")
       .addHelpText(
         "after",
-        `\nA pod listens on its declared TCP containerPorts and on 80 when it runs nginx, and echoes datagrams on\nits declared UDP containerPorts; other ports refuse.\n` +
-          `Outcomes: connected, refused (RST or ICMP unreachable), dropped:<reason code> (a drop record of the\n` +
+        `\nA pod listens on its declared TCP containerPorts and on 80 when it runs nginx, echoes datagrams on its\n` +
+          `declared UDP containerPorts, and accepts SCTP associations on its declared SCTP containerPorts; other\nports refuse.\n` +
+          `Outcomes: connected (TCP handshake, UDP reply, SCTP INIT/INIT ACK/COOKIE ECHO/COOKIE ACK, echo reply),\n` +
+          `refused (RST, SCTP ABORT or ICMP unreachable), dropped:<reason code> (a drop record of the\n` +
           `attempt's packets), timeout (no answer within ${PROBE_TIMEOUT_NS / 1e9} s simulated).\n` +
           "Exit codes: 0 done; 1 the files did not build a cluster; 2 bad command line.",
       )

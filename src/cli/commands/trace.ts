@@ -1,5 +1,5 @@
 // `cnisim trace -f FILES... --from SRC --to DST[:PORT[/PROTO]] [-o text|json]`: the hop-by-hop path of
-// one connection attempt (devices, hooks, NAT and encapsulation notes), the verdict, and drop explanations.
+// one connection attempt (TCP, UDP datagram and reply, SCTP association, ICMP echo) (devices, hooks, NAT and encapsulation notes), the verdict, and drop explanations.
 import type { Command } from "commander";
 import { PROBE_TIMEOUT_NS } from "../../cluster/probe/outcome.js";
 import { formatTracePath, formatTuple, parseTraceTarget, tracePath, type TracePath } from "../../cluster/trace-path.js";
@@ -13,11 +13,11 @@ export const traceCommand: CliCommand = {
   register(program: Command, ctx: CliContext): void {
     program
       .command("trace")
-      .description("hop-by-hop path of one TCP connection attempt, with the verdict and drop explanations")
+      .description("hop-by-hop path of one connection attempt (TCP, UDP, SCTP or ICMP echo), with the verdict and drop explanations")
       .requiredOption("-f, --file <path...>", "cluster and workload files (a cnisim Cluster file, Kubernetes YAML, folders)")
       .option("-n, --namespace <ns>", "namespace for objects that name none", "default")
       .requiredOption("--from <src>", "ns/pod, node/NAME or ext/NAME")
-      .requiredOption("--to <dst>", "ns/pod[:PORT], svc/ns/name[:PORT], node/NAME:PORT or A.B.C.D:PORT, optionally /TCP")
+      .requiredOption("--to <dst>", "ns/pod[:PORT], svc/ns/name[:PORT], node/NAME[:PORT] or A.B.C.D[:PORT], then /TCP (default), /UDP, /SCTP or /ICMP; a node or IP without a port is pinged")
       .option("-o, --output <format>", "text or json", "text")
       .addHelpText("after", `\nThe attempt waits at most ${PROBE_TIMEOUT_NS / 1e9} s simulated. Exit codes: 0 traced; 1 the files did not build a cluster; 2 bad command line.`)
       .action(async (options: TraceCliOptions) => {
@@ -47,8 +47,9 @@ async function run(options: TraceCliOptions, ctx: CliContext): Promise<0 | 1 | 2
 function traceJson(p: TracePath): object {
   return {
     from: p.from,
-    to: { name: p.to.label, address: formatIPv4(p.to.addr), port: p.to.port, protocol: "TCP" },
+    to: { name: p.to.label, address: formatIPv4(p.to.addr), port: p.to.port, protocol: p.to.protocol ?? "TCP" },
     verdict: p.outcome,
+    notes: p.notes ?? [],
     hops: p.hops.map((h) => ({
       time: h.time,
       packet: h.packetId,

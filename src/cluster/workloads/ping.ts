@@ -27,6 +27,8 @@ export interface PingOptions {
   readonly lingerNs?: number;
   readonly style?: PingStyle;
   readonly epochMs?: number;
+  /** The destination as the user named it, printed in the header and summary (default: the address). */
+  readonly displayName?: string;
 }
 
 export interface PingReply {
@@ -105,7 +107,8 @@ export class Ping {
     const mux = IcmpMux.of(this.ns);
     mux.onEcho(this.id, (seq, from, ttl, data) => this.reply(seq, from, ttl, data.length), (seq, e) => this.error(seq, e));
     const d = formatIPv4(this.dst);
-    this.lines.push(this.style === PingStyle.BUSYBOX ? `PING ${d} (${d}): ${this.size} data bytes` : `PING ${d} (${d}) ${this.size}(${this.size + 28}) bytes of data.`);
+    const name = this.options.displayName ?? d;
+    this.lines.push(this.style === PingStyle.BUSYBOX ? `PING ${name} (${d}): ${this.size} data bytes` : `PING ${name} (${d}) ${this.size}(${this.size + 28}) bytes of data.`);
     this.startNs = this.ns.world.sim.now;
     this.send();
   }
@@ -200,7 +203,7 @@ export class Ping {
     const mdev = n > 0 ? Math.sqrt(Math.max(0, sum2 / n - avg * avg)) : 0;
     const min = n > 0 ? Math.min(...rtts) : 0;
     const max = n > 0 ? Math.max(...rtts) : 0;
-    const d = formatIPv4(this.dst);
+    const d = this.options.displayName ?? formatIPv4(this.dst);
     const lost = this.transmitted === 0 ? 0 : ((this.transmitted - n) * 100) / this.transmitted;
     this.lines.push("");
     this.lines.push(`--- ${d} ping statistics ---`);

@@ -5,6 +5,7 @@ import { checkDns1123Label, checkQualifiedName } from "../names.js";
 import { compareQuantities, isNegativeQuantity, parseQuantity, type Quantity } from "../quantity.js";
 import { checkDuplicates, p, type CheckContext } from "./context.js";
 import { checkLabelSelector, checkNodeSelectorTerm } from "./selectors.js";
+import { checkVolumeMounts, checkVolumes } from "./volumes.js";
 
 export interface PodSpecOptions {
   /** Pod templates (Deployment, ...) may leave image empty for config tools to fill in. */
@@ -20,6 +21,8 @@ export function checkPodSpec(spec: PodSpec | undefined, path: string, ctx: Check
   ];
   checkDuplicates(all, (x) => x.c.name, (i) => p.field(all[i]!.path, "name"), ctx);
   for (const { c, path: cp } of all) checkContainer(c, cp, ctx, opts);
+  checkVolumes(spec, path, ctx);
+  for (const { c, path: cp } of all) checkVolumeMounts(c, cp, spec, ctx);
   (spec.tolerations ?? []).forEach((t, i) => checkToleration(t, p.index(p.field(path, "tolerations"), i), ctx));
   checkAffinity(spec, p.field(path, "affinity"), ctx);
   const tsc = p.field(path, "topologySpreadConstraints");

@@ -3,7 +3,7 @@ import { CNI_PLUGINS, DATAPLANES, NODE_ROLES } from "../cluster-types.js";
 import { checkDns1123Label, checkDns1123Subdomain } from "../names.js";
 import { nodeResourceList, taint } from "./cluster-objects.js";
 import { labelMap, objectMeta, typeMeta } from "./meta.js";
-import { int, intOrString, list, obj, oneOf, opaque, str } from "./shape.js";
+import { bool, int, intOrString, list, obj, oneOf, opaque, str } from "./shape.js";
 
 const clusterNode = obj(
   {
@@ -44,6 +44,8 @@ const spec = obj(
     serviceCIDR: str(),
     kubeProxy: obj({ mode: str(), clusterCIDR: str(), nodePortRange: str() }),
     seed: int(0, 4294967295),
+    // Cluster add-ons kubeadm installs: dns (CoreDNS behind kube-system/kube-dns), default true.
+    addons: obj({ dns: bool }),
     // CPU cost model overrides; the metrics layer validates them (src/metrics/cost-config.ts).
     costModel: opaque,
   },

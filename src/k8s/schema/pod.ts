@@ -3,6 +3,7 @@ import { isIp } from "../addresses.js";
 import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkPortName, checkQualifiedName, PORT_RANGE_MESSAGE } from "../names.js";
 import { resourceNameCheck } from "./resources.js";
 import { labelSelector, objectMeta, stringList, typeMeta } from "./meta.js";
+import { volume, volumeMount } from "./volumes.js";
 import { bool, int, list, map, obj, oneOf, opaque, opaqueList, quantity, str, unsupported, type Shape } from "./shape.js";
 
 const ipCheck = (v: string): string | null => (isIp(v) ? null : `invalid value ${JSON.stringify(v)}: must be a valid IP address, (e.g. 10.9.8.7)`);
@@ -46,7 +47,7 @@ export const container = obj(
     resources: resourceRequirements,
     resizePolicy: opaqueList,
     restartPolicy: oneOf("Always"),
-    volumeMounts: opaqueList,
+    volumeMounts: list(volumeMount),
     volumeDevices: opaqueList,
     livenessProbe: opaque,
     readinessProbe: opaque,
@@ -156,7 +157,7 @@ export const podSpec = obj(
     os: obj({ name: oneOf("linux", "windows") }, ["name"]),
     schedulingGates: unsupported("scheduling gates are not modelled: the pod is scheduled as if it had none"),
     resourceClaims: unsupported("dynamic resource claims are not modelled"),
-    volumes: opaqueList,
+    volumes: list(volume),
   },
   ["containers"],
 );

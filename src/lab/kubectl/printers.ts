@@ -142,6 +142,11 @@ const PRINTERS: Partial<Record<KindName, TablePrinter>> = {
     String(pdb.status?.disruptionsAllowed ?? 0),
     ctx.age(pdb.metadata.creationTimestamp),
   ]),
+  ConfigMap: printer<"ConfigMap">(["NAME", "DATA", "AGE"], [], (cm, ctx) => [
+    cm.metadata.name,
+    String(Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length),
+    ctx.age(cm.metadata.creationTimestamp),
+  ]),
   Event: printer<"Event">(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], [], (e, ctx) => [
     ctx.age(e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp),
     e.type ?? "",

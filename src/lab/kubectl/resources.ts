@@ -24,6 +24,7 @@ const TYPES: readonly (readonly [KindName, string, string, readonly string[]])[]
   ["DaemonSet", "daemonset", "apps", ["ds", "daemonset", "daemonsets"]],
   ["NetworkPolicy", "networkpolicy", "networking.k8s.io", ["netpol", "networkpolicy", "networkpolicies"]],
   ["PodDisruptionBudget", "poddisruptionbudget", "policy", ["pdb", "poddisruptionbudget", "poddisruptionbudgets"]],
+  ["ConfigMap", "configmap", "", ["cm", "configmap", "configmaps"]],
 ];
 
 const BY_ALIAS = new Map<string, ResourceType>();

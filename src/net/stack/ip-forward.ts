@@ -3,6 +3,7 @@
 // decremented (incremental checksum), a redirect is sent when the packet leaves through the interface
 // it came in on toward a directly connected sender, then the FORWARD hook and ip_output.
 
+import { mtuCheckLength } from "../../skb/gso.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason, TracePoint } from "../../../datapath/reasons.js";
 import { read16, read32 } from "../../wire/bytes.js";
@@ -34,7 +35,8 @@ export function forward(ns: NetNamespace, skb: SkBuff, inDev: NetDevice, route: 
   ns.counters.ip.ForwDatagrams++;
   const outDev = route.dev!;
   const mtu = route.mtu !== 0 ? route.mtu : outDev.mtu;
-  if (skb.length > mtu && (read16(b, ip + 6) & IP_DF) !== 0) {
+  // ip_exceeds_mtu: a GSO super-packet is measured by its segments (skb_gso_validate_network_len).
+  if (skb.length > mtu && (read16(b, ip + 6) & IP_DF) !== 0 && mtuCheckLength(skb, ip) > mtu) {
     ns.counters.ip.FragFails++;
     icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.FRAG_NEEDED, mtu, pktType, RouteFlag.INPUT, inDev);
     ns.dropPacket(skb, inDev, "forward", DropReason.FRAG_NEEDED, "net/stack/forward:mtu", `${skb.length}-byte packet with DF over MTU ${mtu} of ${outDev.name}`);

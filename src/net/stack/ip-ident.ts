@@ -16,8 +16,11 @@ export class IpIdentGenerator {
     for (let i = 0; i < BUCKETS; i++) this.ids[i] = rng.nextInt(0x10000);
   }
 
-  /** The ID for one packet from src to dst with protocol proto, at time nowJiffies. */
-  next(dst: number, src: number, proto: number, nowJiffies: number): number {
+  /**
+   * The ID for one packet from src to dst with protocol proto, at time nowJiffies; a GSO packet of
+   * segs segments reserves segs consecutive IDs (ip_select_ident_segs), one per segment.
+   */
+  next(dst: number, src: number, proto: number, nowJiffies: number, segs = 1): number {
     const bucket = mix(dst, src, proto, this.key) & (BUCKETS - 1);
     const last = this.stamps[bucket]!;
     let delta = 0;
@@ -27,7 +30,7 @@ export class IpIdentGenerator {
       delta = gap === Number.POSITIVE_INFINITY || gap >= 0x10000 ? this.rng.nextInt(0x10000) : gap > 0 ? this.rng.nextInt(gap) : 0;
     }
     const id = (this.ids[bucket]! + delta) & 0xffff;
-    this.ids[bucket] = (id + 1) & 0xffff;
+    this.ids[bucket] = (id + segs) & 0xffff;
     return id;
   }
 }

@@ -93,7 +93,8 @@ function udpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
     ns.dropPacket(skb, dev, "local-in", DropReason.IGNORED_BROADCAST, "net/stack/udp:no-socket-broadcast", `no socket on UDP port ${dstPort} for a broadcast datagram`);
     return;
   }
-  if (!verifyL4ChecksumV4(b, l4, ulen, IPPROTO_UDP, src, dst)) {
+  // A GRO-merged super-packet's checksums were checked per segment (CHECKSUM_UNNECESSARY).
+  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, ulen, IPPROTO_UDP, src, dst)) {
     counters.InCsumErrors++;
     counters.InErrors++;
     ns.dropPacket(skb, dev, "local-in", DropReason.BAD_CHECKSUM, "net/stack/udp:checksum", `udp.checksum at byte ${l4 - ip + 6}: wrong`);
@@ -128,7 +129,7 @@ function tcpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
   }
   const src = read32(b, ip + 12);
   const dst = read32(b, ip + 16);
-  if (!verifyL4ChecksumV4(b, l4, avail, IPPROTO_TCP, src, dst)) {
+  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, avail, IPPROTO_TCP, src, dst)) {
     counters.InCsumErrors++;
     counters.InErrs++;
     ns.dropPacket(skb, dev, "local-in", DropReason.BAD_CHECKSUM, "net/stack/tcp:checksum", `tcp.checksum at byte ${l4 - ip + 16}: wrong`);

@@ -1,8 +1,10 @@
 // The IPv4 output path: ip_local_out for packets the namespace originates (route, source selection,
 // total length and header checksum, OUTPUT hook, re-route after DNAT), ip_output (POSTROUTING), and
 // ip_finish_output (fragment or ICMP frag-needed when over the MTU, then neighbour resolution or the
-// device directly for loopback and L3 devices).
+// device directly for loopback and L3 devices). A GSO super-packet is checked by its segment size
+// (ip_finish_output_gso): when a segment does not fit it is segmented and each segment takes the slow path.
 
+import { gsoNetworkLength, gsoSegment } from "../../skb/gso.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason } from "../../../datapath/reasons.js";
 import { read16, read32, write16 } from "../../wire/bytes.js";
@@ -71,6 +73,36 @@ export function ipOutput(ns: NetNamespace, skb: SkBuff, route: Route, inDev: Net
     finishOutput(ns, skb, route, outDev);
     return;
   }
+  if (skb.gsoSize !== 0) {
+    outputGso(ns, skb, route, outDev, mtu);
+    return;
+  }
+  overMtu(ns, skb, route, outDev, mtu);
+}
+
+/** ip_finish_output_gso: segments that fit go out as the super-packet; otherwise each segment is fragmented or refused. */
+function outputGso(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevice, mtu: number): void {
+  const segLen = gsoNetworkLength(skb, skb.head);
+  if (segLen >= 0 && segLen <= mtu) {
+    finishOutput(ns, skb, route, outDev);
+    return;
+  }
+  const ledger = ns.world.ledger;
+  const segments = gsoSegment(skb, skb.head, () => ledger.admit());
+  if (segments === null) {
+    ns.counters.ip.OutDiscards++;
+    ns.dropPacket(skb, outDev, "output", DropReason.INVALID_PACKET, "net/stack/output:gso", `GSO packet of ${skb.length} bytes without parsable IPv4/TCP headers`);
+    return;
+  }
+  ledger.deliver(DeliveryKind.SPLIT);
+  for (const seg of segments) {
+    if (seg.length <= mtu) finishOutput(ns, seg, route, outDev);
+    else overMtu(ns, seg, route, outDev, mtu);
+  }
+}
+
+/** A packet over the MTU: ICMP fragmentation needed with DF, fragments without. */
+function overMtu(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevice, mtu: number): void {
   const counters = ns.counters.ip;
   if ((read16(skb.data, skb.head + 6) & IP_DF) !== 0) {
     counters.FragFails++;

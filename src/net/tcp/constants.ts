@@ -20,6 +20,11 @@ export const TCP_MSS_DEFAULT = 536;
 export const TCP_MAX_WSCALE = 14;
 /** Largest GSO/TSO super-packet (gso_max_size). */
 export const GSO_MAX_BYTES = 65536;
+/**
+ * MAX_TCP_HEADER on x86-64 (L1_CACHE_ALIGN(128 + MAX_HEADER)): sk_gso_max_size is gso_max_size minus
+ * this minus 1, which leaves room for encapsulation headers under the 64 KB IP length.
+ */
+export const MAX_TCP_HEADER = 320;
 /** Duplicate ACKs (or SACKed segments above a hole) that declare it lost (tcp_reordering). */
 export const TCP_DUPTHRESH = 3;
 /** MAX_TCP_WINDOW of an unscaled window field. */

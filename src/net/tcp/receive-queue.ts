@@ -10,6 +10,17 @@ export function segmentTruesize(len: number): number {
   return head + 256;
 }
 
+/**
+ * Truesize of len payload bytes that arrived as segments of gsoSize bytes (a GRO-merged skb holds
+ * each segment's buffer as a fragment); gsoSize 0 = one ordinary segment.
+ */
+export function receivedTruesize(len: number, gsoSize: number): number {
+  if (gsoSize === 0 || len <= gsoSize) return segmentTruesize(len);
+  const full = Math.floor(len / gsoSize);
+  const rest = len - full * gsoSize;
+  return full * segmentTruesize(gsoSize) + (rest > 0 ? segmentTruesize(rest) : 0);
+}
+
 import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 
 interface OooSegment {
@@ -52,7 +63,7 @@ export class ReceiveQueue {
   }
 
   /** Stores a copy of an out-of-order segment's payload [seq, seq+len), minus bytes already held. */
-  addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number): void {
+  addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number, gsoSize = 0): void {
     this.lastOoo = seq;
     let s = seq;
     let e = seqAdd(seq, len);
@@ -75,7 +86,7 @@ export class ReceiveQueue {
     if (!seqLt(s, e)) return;
     const off = from + seqDiff(s, seq);
     const bytes = data.slice(off, off + seqDiff(e, s));
-    const charge = segmentTruesize(bytes.length);
+    const charge = receivedTruesize(bytes.length, gsoSize);
     q.splice(i, 0, { seq: s, end: e, bytes, charge });
     this.oooBytes += bytes.length;
     this.charge += charge;

@@ -6,7 +6,7 @@
 
 import { processAck } from "./ack.js";
 import { acceptSynAck, establish } from "./open.js";
-import { segmentTruesize } from "./receive-queue.js";
+import { receivedTruesize } from "./receive-queue.js";
 import type { Segment } from "./segment.js";
 import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
@@ -153,7 +153,7 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
   const counters = sock.stack.counters;
   if (len > 0) {
     counters.rxBytes += len;
-    measureRcvMss(sock, len);
+    measureRcvMss(sock, seg.gsoSize !== 0 ? seg.gsoSize : len);
     let seq = seg.seq;
     let from = seg.payloadStart;
     let n = len;
@@ -171,7 +171,7 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
       }
     }
     if (n > 0 && seq === sock.rcvNxt) {
-      queueInOrder(sock, seg.data.subarray(from, from + n), segmentTruesize(n));
+      queueInOrder(sock, seg.data.subarray(from, from + n), receivedTruesize(n, seg.gsoSize));
       sock.rcvNxt = seqAdd(sock.rcvNxt, n);
       eventDataRecv(sock, n);
       if (sock.rq.hasOutOfOrder) {
@@ -180,7 +180,7 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
       }
     } else if (n > 0) {
       counters.outOfOrder++;
-      sock.rq.addOutOfOrder(seq, seg.data, from, n);
+      sock.rq.addOutOfOrder(seq, seg.data, from, n, seg.gsoSize);
       sock.ackPending = true;
       sock.ackNow = true;
     }
@@ -195,7 +195,7 @@ function queueInOrder(sock: TcpSocket, view: Uint8Array, charge: number): void {
   sock.stats.bytesReceived += view.length;
 }
 
-/** tcp_measure_rcv_mss: the peer's segment size as seen on the wire. */
+/** tcp_measure_rcv_mss: the peer's segment size as seen on the wire (gso_size of a GRO-merged skb). */
 function measureRcvMss(sock: TcpSocket, len: number): void {
   if (len >= sock.rcvMss) sock.rcvMss = Math.min(len, sock.advmss);
 }
@@ -262,7 +262,7 @@ function deliverPending(sock: TcpSocket): void {
         sock.copiedSeq = seqAdd(sock.copiedSeq, view.length);
         sock.events.onData?.(sock, view);
       } else {
-        sock.rq.queueUnread(view, segmentTruesize(view.length));
+        sock.rq.queueUnread(view, receivedTruesize(view.length, view.length > sock.rcvMss ? sock.rcvMss : 0));
       }
     }
     sock.pendingCharge = 0;
@@ -276,11 +276,18 @@ function deliverPending(sock: TcpSocket): void {
   }
 }
 
-/** tcp_cleanup_rbuf after the application consumed data: DRS, and a window update if it doubled. */
+/**
+ * tcp_cleanup_rbuf after the application consumed data: DRS, a scheduled ACK for more than one
+ * full segment, or a window update if the window doubled.
+ */
 export function windowUpdateAfterRead(sock: TcpSocket, before: number): void {
   rcvSpaceAdjust(sock);
   if (sock.finReceived || sock.state === TcpState.CLOSED || sock.state === TcpState.SYN_SENT) return;
-  if (sock.ackPending) return;
+  if (sock.ackPending) {
+    // The once-per-two-segments ACK tcp_input held back (the window did not advance yet) goes now.
+    if (seqDiff(sock.rcvNxt, sock.rcvWup) > sock.rcvMss) sendAck(sock);
+    return;
+  }
   if (2 * before <= sock.windowClamp) {
     const next = computeWindow(sock);
     if (next > 0 && next >= 2 * before) sendAck(sock);
@@ -313,14 +320,14 @@ export function groAdmit(sock: TcpSocket, seg: Segment): void {
   if (sock.groOpen && (!joinable || sock.groBytes + seg.payloadLen > 65536)) flushGro(sock);
   if (!joinable) {
     stack.counters.rxBatches++;
-    stack.costObserver?.rxBatch(1, seg.payloadLen);
+    stack.costObserver?.rxBatch(seg.gsoSegs, seg.payloadLen);
     return;
   }
   if (!sock.groOpen) {
     sock.groOpen = true;
     scheduleGroFlush(sock, flushNs);
   }
-  sock.groSegs++;
+  sock.groSegs += seg.gsoSegs;
   sock.groBytes += seg.payloadLen;
 }
 

@@ -28,6 +28,9 @@ export class Segment {
   payloadStart = 0;
   payloadLen = 0;
   ipTtl = 0;
+  /** GRO: the segments this one stands for (1 = a lone segment) and their size (0 = not merged). */
+  gsoSegs = 1;
+  gsoSize = 0;
   // options (present flags reset on every parse)
   mss = 0;
   wscale = -1;

@@ -190,6 +190,8 @@ export class TcpStack {
   private input(skb: SkBuff, info: SocketInfo): void {
     const seg = this.seg;
     seg.parse(skb.data, skb.head, skb.tail, info.src, info.dst, skb.data[info.ipOffset + 8]!);
+    seg.gsoSize = skb.gsoSize;
+    seg.gsoSegs = skb.gsoSize !== 0 && skb.gsoSegs > 1 ? skb.gsoSegs : 1;
     this.curSkb = skb;
     this.curInfo = info;
     this.dispatch(seg, info);
@@ -201,16 +203,16 @@ export class TcpStack {
     const binding = this.ports.get(info.dstPort);
     const sock = binding?.conns.get(remoteKey(info.src, info.srcPort));
     if (sock !== undefined && sock.localAddr === info.dst) {
-      this.counters.rxSegments++;
+      this.counters.rxSegments += seg.gsoSegs;
       groAdmit(sock, seg);
       segmentArrived(sock, seg);
       return;
     }
     const listener = binding?.listener;
     if (listener != null && (listener.addr === 0 || listener.addr === info.dst)) {
-      this.counters.rxSegments++;
+      this.counters.rxSegments += seg.gsoSegs;
       this.counters.rxBatches++;
-      this.costObserver?.rxBatch(1, seg.payloadLen);
+      this.costObserver?.rxBatch(seg.gsoSegs, seg.payloadLen);
       listener.receive(seg);
       return;
     }

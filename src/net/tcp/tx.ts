@@ -5,9 +5,10 @@
 
 import { TracePoint } from "../../../datapath/reasons.js";
 import { write16, write32 } from "../../wire/bytes.js";
-import { setL4ChecksumV4 } from "../../wire/checksum.js";
-import { IPPROTO_TCP, IP_DF, newPacket, writeIpv4Header } from "../stack/ip-packet.js";
-import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
+import { GsoType } from "../../skb/skbuff.js";
+import { foldSum, pseudoHeaderSumV4, setL4ChecksumV4 } from "../../wire/checksum.js";
+import { IPPROTO_TCP, IP_DF, newPacket, newPacketFilled, writeIpv4Header } from "../stack/ip-packet.js";
+import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
 import { Sacked } from "./rtx-queue.js";
 import { seqAdd, seqDiff } from "./seq.js";
@@ -31,10 +32,11 @@ function tsNow(sock: TcpSocket): number {
 }
 
 /**
- * Builds and sends one segment. dataLen bytes are copied from the send buffer at `seq`. syn !== null
+ * Builds and sends one segment, or with segs > 1 a GSO super-packet of segs segments of sock.mss
+ * bytes (the last may be shorter). dataLen bytes are copied from the send buffer at `seq`. syn !== null
  * makes it a SYN/SYN-ACK with those options; otherwise it carries timestamps and SACK blocks.
  */
-function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn: SynOptions | null, ipId: number): void {
+function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn: SynOptions | null, ipId: number, segs = 1): void {
   const stack = sock.stack;
   const world = stack.world;
   const sackBlocks = syn === null && (flags & TcpFlags.RST) === 0 && sock.sackOk && sock.rq.hasOutOfOrder
@@ -42,7 +44,7 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
     : 0;
   const optLen = syn !== null ? synOptionsLength(syn) : dataOptionsLength(sock.tsOk, sackBlocks);
   const tcpLen = TCP_HEADER + optLen + dataLen;
-  const skb = newPacket(world, IPV4_HEADER + tcpLen);
+  const skb = segs > 1 ? newPacketFilled(world, IPV4_HEADER + tcpLen) : newPacket(world, IPV4_HEADER + tcpLen);
   const b = skb.data;
   const ip = skb.head;
   writeIpv4Header(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
@@ -56,16 +58,25 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   b[t + 13] = flags;
   const window = syn !== null ? Math.min(sock.rcvWnd, U16_MAX) : selectWindow(sock);
   write16(b, t + 14, window);
+  write16(b, t + 18, 0); // urgent pointer (a super-packet's buffer is not pre-zeroed)
   if (syn !== null) writeSynOptions(b, t + TCP_HEADER, syn);
   else if (optLen > 0) writeDataOptions(b, t + TCP_HEADER, sock.tsOk, tsNow(sock), sock.tsRecent, sackBlocks, sackLeft, sackRight);
   if (dataLen > 0) sock.sendBuffer.copyOut(seqDiff(seq, sock.dataBase), dataLen, b, t + TCP_HEADER + optLen);
-  setL4ChecksumV4(b, t, tcpLen, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
+  if (segs > 1) {
+    // CHECKSUM_PARTIAL: the check field holds the pseudo-header sum; segmentation completes it per segment.
+    skb.gsoSize = sock.mss;
+    skb.gsoSegs = segs;
+    skb.gsoType = GsoType.TCPV4;
+    write16(b, t + 16, foldSum(pseudoHeaderSumV4(sock.localAddr, sock.remoteAddr, IPPROTO_TCP, 0)));
+  } else {
+    setL4ChecksumV4(b, t, tcpLen, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
+  }
   const counters = stack.counters;
-  counters.txSegments++;
+  counters.txSegments += segs;
   counters.txBytes += dataLen;
-  sock.stats.segsOut++;
+  sock.stats.segsOut += segs;
   if (dataLen > 0) {
-    sock.stats.dataSegsOut++;
+    sock.stats.dataSegsOut += segs;
     sock.stats.bytesSent += dataLen;
   }
   if (hasAck) onAckSent(sock);
@@ -73,9 +84,10 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   stack.ns.outputIp(skb);
 }
 
-function nextIpId(sock: TcpSocket): number {
+/** The socket's next IP ID; a super-packet of segs segments takes segs of them (ip_select_ident_segs). */
+function nextIpId(sock: TcpSocket, segs = 1): number {
   const id = sock.ipId;
-  sock.ipId = (sock.ipId + 1) & 0xffff;
+  sock.ipId = (sock.ipId + segs) & 0xffff;
   return id;
 }
 
@@ -124,6 +136,16 @@ export function sendFin(sock: TcpSocket): void {
   pushPending(sock);
 }
 
+/**
+ * Whether the connection sends GSO super-packets: offload on, and the route's output device takes them
+ * (sk_can_gso: the dst device's features; local routes go through loopback, which does).
+ */
+function canGso(sock: TcpSocket): boolean {
+  if (!sock.stack.sysctl.segmentationOffload) return false;
+  const route = sock.stack.ns.routes.lookup(sock.remoteAddr);
+  return route === null || route.dev === null || route.dev.features.gso;
+}
+
 /** TSO/GSO batch size in segments (tcp_tso_autosize with tcp_tso_rtt_log 9, min_tso_segs 2). */
 function tsoSegments(sock: TcpSocket): number {
   if (!sock.stack.sysctl.segmentationOffload) return 1;
@@ -135,7 +157,7 @@ function tsoSegments(sock: TcpSocket): number {
   }
   const r = Math.floor(sock.rtt.minRtt / 1000 / 512);
   if (r < 32) bytes += GSO_MAX_BYTES / 2 ** r;
-  bytes = Math.min(bytes, GSO_MAX_BYTES - IPV4_HEADER - TCP_HEADER - 40);
+  bytes = Math.min(bytes, GSO_MAX_BYTES - MAX_TCP_HEADER - 1);
   return Math.max(Math.floor(bytes / sock.mss), 2);
 }
 
@@ -213,8 +235,18 @@ function retransmitLost(sock: TcpSocket, budget: number, now: number): number {
 function sendNew(sock: TcpSocket, len: number, fin: boolean, push: boolean, now: number): void {
   const seq = sock.sndNxt;
   const flags = TcpFlags.ACK | (fin ? TcpFlags.FIN : 0) | (push ? TcpFlags.PSH : 0);
-  if (now - sock.lastRecvTime < sock.ato) sock.pingpong = true;
+  queueNew(sock, len, fin, now);
   emit(sock, flags, seq, len, null, nextIpId(sock));
+}
+
+/**
+ * The bookkeeping of one new segment at snd_nxt (retransmission queue entry, packets out, snd_nxt):
+ * each MSS of a super-packet is its own entry, as tcp_skb_pcount counts it, so SACK, RACK and
+ * retransmissions work per segment (a partly acknowledged or lost super-packet is split, tcp_fragment).
+ */
+function queueNew(sock: TcpSocket, len: number, fin: boolean, now: number): void {
+  const seq = sock.sndNxt;
+  if (now - sock.lastRecvTime < sock.ato) sock.pingpong = true;
   const end = seqAdd(seq, len + (fin ? 1 : 0));
   sock.rtx.push(seq, end, fin ? Sacked.FIN : 0, now);
   sock.packetsOut++;
@@ -264,8 +296,11 @@ export function pushPending(sock: TcpSocket): void {
   let budget = sock.cwnd - sock.inFlight();
   if (sock.lostOut > 0) budget = retransmitLost(sock, budget, now);
   const batchMax = tsoSegments(sock);
+  const gso = batchMax > 1 && canGso(sock);
   let batchSegs = 0;
   let batchBytes = 0;
+  let batchSeq = 0;
+  let batchFlags = 0;
   let cwndLimited = false;
   const mss = sock.mss;
   const sentBefore = sock.stats.segsOut;
@@ -288,17 +323,29 @@ export function pushPending(sock: TcpSocket): void {
       if (!sock.noDelay && !sock.finQueued) break;
     }
     const last = len === avail;
-    sendNew(sock, len, last && sock.finQueued, last, now);
+    const fin = last && sock.finQueued;
+    if (!gso) {
+      sendNew(sock, len, fin, last, now);
+    } else {
+      if (batchSegs === 0) batchSeq = sock.sndNxt;
+      queueNew(sock, len, fin, now);
+      batchFlags = TcpFlags.ACK | (fin ? TcpFlags.FIN : 0) | (last ? TcpFlags.PSH : 0);
+    }
     budget--;
     batchSegs++;
     batchBytes += len;
-    if (batchSegs >= batchMax) {
+    // A super-packet holds full-sized segments; a short one is its last.
+    if (batchSegs >= batchMax || len < mss) {
+      if (gso) emit(sock, batchFlags, batchSeq, batchBytes, null, nextIpId(sock, batchSegs), batchSegs);
       countTxBatch(sock, batchSegs, batchBytes);
       batchSegs = 0;
       batchBytes = 0;
     }
   }
-  if (batchSegs > 0) countTxBatch(sock, batchSegs, batchBytes);
+  if (batchSegs > 0) {
+    if (gso) emit(sock, batchFlags, batchSeq, batchBytes, null, nextIpId(sock, batchSegs), batchSegs);
+    countTxBatch(sock, batchSegs, batchBytes);
+  }
   if (sock.finQueued && !sock.finSent && seqDiff(sock.writeSeq, sock.sndNxt) === 0) {
     sendNew(sock, 0, true, false, now);
     countTxBatch(sock, 1, 0);

@@ -1,7 +1,7 @@
-// Segmentation offload as batching: with TSO/GSO the sender hands over super-packets of up to
-// 64 KB (45 segments of 1448 bytes, tcp_tso_autosize on a sub-512-us path), with it off every
-// segment is its own batch; GRO on the receiver merges in-order segments arriving within the
-// flush window and acknowledges once per batch. The cost observer sees exactly what the counters
+// Segmentation offload: with TSO/GSO the sender hands over super-packets of up to 64 KB (45
+// segments of 1448 bytes, tcp_tso_autosize on a sub-512-us path) that the receiving NIC hands up
+// GRO-merged; with it off every segment is its own batch, and the socket's GRO window can still
+// merge in-order segments arriving within it. The cost observer sees exactly what the counters
 // count, so the metrics layer can charge per packet or per batch.
 
 import { test } from "node:test";
@@ -52,7 +52,7 @@ function bulk(opts: { tso: boolean; groNs: number }) {
   assert.equal(got, data.length);
   assert.equal(h.digest("hex"), createHash("sha256").update(data).digest("hex"));
   assertConserved(t.world);
-  return { client, server, sent, received };
+  return { client, server, sent, received, nic: t.eb.stats };
 }
 
 test("TSO/GSO: data leaves in batches of up to 45 segments; the observer sees what the counters count", () => {
@@ -72,10 +72,21 @@ test("without offload every segment is its own batch", () => {
   assert.equal(client.counters.txBatches, client.counters.txSegments);
 });
 
-test("GRO: in-order segments merge per flush window and are acknowledged once per batch", () => {
-  const off = bulk({ tso: true, groNs: 0 });
-  const on = bulk({ tso: true, groNs: GRO_TYPICAL_FLUSH_NS });
+test("NIC GRO: each super-packet reaches the receiver as one merged skb, counted and acknowledged as one batch", () => {
+  const { client, server, received, nic } = bulk({ tso: true, groNs: 0 });
+  const s = server.counters;
+  assert.equal(received.rx.reduce((a, b) => a + b, 0), s.rxSegments);
+  assert.equal(s.rxSegments, client.counters.txSegments);
+  assert.ok(s.rxBatches < s.rxSegments / 4, `${s.rxBatches} batches for ${s.rxSegments} segments`);
+  assert.ok(nic.rxGroPackets > 10 && nic.rxGroSegments > 10 * 2, `${nic.rxGroPackets} GRO packets`);
+  assert.ok(s.acksSent < s.rxSegments / 4, `${s.acksSent} ACKs for ${s.rxSegments} segments`);
+});
+
+test("GRO window: without TSO, in-order segments merge per flush window and are acknowledged once per batch", () => {
+  const off = bulk({ tso: false, groNs: 0 });
+  const on = bulk({ tso: false, groNs: GRO_TYPICAL_FLUSH_NS });
   assert.equal(off.server.counters.rxBatches, off.server.counters.rxSegments);
+  assert.equal(off.nic.rxGroPackets, 0);
   const s = on.server.counters;
   assert.equal(on.received.rx.reduce((a, b) => a + b, 0), s.rxSegments);
   assert.ok(s.rxBatches < s.rxSegments / 3, `${s.rxBatches} batches for ${s.rxSegments} segments`);

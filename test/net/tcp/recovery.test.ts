@@ -13,7 +13,7 @@ import { assertConserved, dropSegments, ip, linked } from "./topology.js";
 function bulk(n: number, lose: (relSeq: number, len: number) => boolean, times: number) {
   const t = linked({ bandwidthBps: 1e9, latencyNs: 100_000 });
   let isn = -1;
-  const drops = dropSegments(t.ea, (seq, len) => isn >= 0 && len > 0 && lose((seq - isn - 1) >>> 0, len), times);
+  const drops = dropSegments(t.eb, (seq, len) => isn >= 0 && len > 0 && lose((seq - isn - 1) >>> 0, len), times);
   let got = 0;
   let doneAt = 0;
   unwrap(TcpStack.of(t.b).listen(5201, (s) => (s.events = { onData: (_x, d) => void (got += d.length), onEnd: (x) => ((doneAt = t.world.sim.now), x.close()) })));
@@ -57,7 +57,7 @@ test("the last two segments of a response are lost: a tail loss probe recovers t
   // The response takes 11 segments; lose the 10th and 11th. (A lone lost tail segment waits
   // 2 RTT + TCP_RTO_MIN for its probe in Linux, about as long as the RTO.)
   let n = 0;
-  const drops = dropSegments(t.eb, (_seq, len) => len > 0 && (++n === 10 || n === 11), 2);
+  const drops = dropSegments(t.ea, (_seq, len) => len > 0 && (++n === 10 || n === 11), 2);
   let result: HttpResult | null = null;
   httpGet(t.a, { host: "10.9.0.2" }, (r) => (result = r));
   t.world.sim.run();

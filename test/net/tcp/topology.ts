@@ -7,7 +7,7 @@ import { Simulator } from "../../../src/engine/simulator.js";
 import type { CaptureTap, NetDevice } from "../../../src/net/device.js";
 import { TcVerdict, type AttachedProgram } from "../../../src/net/hook.js";
 import { EthernetDevice } from "../../../src/net/ethernet.js";
-import { DEFAULT_LINK, Link, type LinkParams } from "../../../src/net/link.js";
+import { DEFAULT_LINK, Link, type LinkParams, type WireTap } from "../../../src/net/link.js";
 import { VethDevice } from "../../../src/net/veth.js";
 import { NetWorld } from "../../../src/net/world.js";
 import { NetNamespace } from "../../../src/net/stack/index.js";
@@ -46,6 +46,22 @@ export class Capture implements CaptureTap {
   }
   /** TCP frames (IPv4 proto 6) in capture order. */
   tcp(): Frame[] {
+    return this.frames.filter((f) => f.bytes[12] === 0x08 && f.bytes[13] === 0x00 && f.bytes[23] === 6);
+  }
+}
+
+/** Records copies of the frames on a link's wire (GSO super-packets as their segments). */
+export class WireCapture implements WireTap {
+  readonly frames: { from: string; time: number; bytes: Uint8Array }[] = [];
+  onWireFrame(_link: Link, from: NetDevice, frame: Uint8Array, timeNs: number): void {
+    this.frames.push({ from: from.name, time: timeNs, bytes: frame.slice() });
+  }
+  static on(link: Link): WireCapture {
+    const c = new WireCapture();
+    link.taps.push(c);
+    return c;
+  }
+  tcp(): { from: string; time: number; bytes: Uint8Array }[] {
     return this.frames.filter((f) => f.bytes[12] === 0x08 && f.bytes[13] === 0x00 && f.bytes[23] === 6);
   }
 }
@@ -134,10 +150,12 @@ export function assertConserved(world: NetWorld): void {
 }
 
 /**
- * Drops, once each, the IPv4/TCP frames leaving `dev` that `match` selects (given the TCP sequence
- * number and payload length), e.g. to lose one segment and then its retransmission.
+ * Drops, once each, the IPv4/TCP frames arriving at `dev` that `match` selects (given the TCP sequence
+ * number and payload length), e.g. to lose one segment and then its retransmission. The device's GRO
+ * is turned off so a sender's super-packets arrive as their wire segments, one by one.
  */
 export function dropSegments(dev: NetDevice, match: (seq: number, payloadLen: number) => boolean, times = 1): { dropped: number } {
+  dev.features.gro = false;
   const state = { dropped: 0 };
   const prog: AttachedProgram = {
     name: "test-drop",
@@ -156,6 +174,6 @@ export function dropSegments(dev: NetDevice, match: (seq: number, payloadLen: nu
       return TcVerdict.SHOT;
     },
   };
-  dev.tcEgress = prog;
+  dev.tcIngress = prog;
   return state;
 }

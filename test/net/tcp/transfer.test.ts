@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { DropReason } from "../../../datapath/reasons.js";
 import { TcpStack, TcpState, type TcpSocket } from "../../../src/net/tcp/index.js";
 import { unwrap } from "../../../src/util/result.js";
-import { Capture, assertConserved, ip, linked, routed, vethPair } from "./topology.js";
+import { Capture, WireCapture, assertConserved, ip, linked, routed, vethPair } from "./topology.js";
 
 /** Deterministic pseudo-random payload. */
 function payload(n: number, seed: number): Uint8Array {
@@ -82,8 +82,11 @@ test("1 MB over a link losing 2% of frames arrives intact, recovered by retransm
   const r = transfer(t.world, t.a, t.b, ip("10.9.0.2"), data);
   assert.equal(r.received.length, data.length);
   assert.equal(sha(r.received), sha(data));
+  // Loss hits wire frames: segments of super-packets one by one, and ACKs.
   const lost = t.world.ledger.dropsByReason.get(DropReason.LINK_LOSS) ?? 0;
-  assert.ok(lost > 20, `${lost} frames lost`);
+  const frames = t.link.stats(t.ea).sent + t.link.stats(t.eb).sent;
+  assert.ok(lost > 5 && lost === t.link.stats(t.ea).lost + t.link.stats(t.eb).lost, `${lost} of ${frames} frames lost`);
+  assert.ok(Math.abs(lost / frames - 0.02) < 0.012, `loss ratio ${lost / frames}`);
   assert.ok(r.sender.stats.retransmits >= 1, "retransmissions happened");
   assert.ok(r.sender.stats.recoveries + r.sender.stats.timeouts > 0);
   assertConserved(t.world);
@@ -99,7 +102,9 @@ test("a bulk transfer approaches the bottleneck's payload rate (1 Gbit/s, 2 ms R
   const goodput = (data.length * 4) / seconds;
   // Payload share of a 1514-byte frame on the wire (1448 of 1448 + 52 + 14 + 24): 94.1%.
   const ceiling = 1e9 * (1448 / 1538);
-  assert.ok(goodput <= ceiling * 1.005, `goodput ${goodput} above the link payload rate (0.5% slack for where "half" falls in a segment)`);
+  // Slack: GRO hands the receiver a super-packet (up to 45 segments, 0.5 ms at 1 Gbit/s) at once, so
+  // "half" may fall up to 64 KB early in the 3 MB of the second half.
+  assert.ok(goodput <= ceiling * 1.025, `goodput ${goodput} above the link payload rate (2.5% slack for where "half" falls in a super-packet)`);
   assert.ok(goodput > 0.85 * ceiling, `goodput ${(goodput / 1e6).toFixed(0)} Mbit/s, ceiling ${(ceiling / 1e6).toFixed(0)}`);
   assertConserved(t.world);
 });
@@ -158,13 +163,14 @@ test("path MTU: a 1400-byte hop answers with fragmentation needed and the sender
   const t = routed({ bandwidthBps: 1e9, latencyNs: 100_000 });
   // Both hosts have 1500-byte interfaces (and announce MSS 1460); only the router's hop is smaller.
   t.r2.mtu = 1400;
-  const cap = Capture.on(t.es, true);
+  const cap = WireCapture.on(t.bottleneck);
   const data = payload(500_000, 8);
   const r = transfer(t.world, t.c, t.s, ip("10.2.0.2"), data);
   assert.equal(sha(r.received), sha(data));
   assert.equal(r.sender.pmtu, 1400);
   assert.equal(r.sender.mss, 1400 - 40 - 12);
   assert.ok((t.world.ledger.dropsByReason.get(DropReason.FRAG_NEEDED) ?? 0) > 0);
+  // On the wire the super-packets are segments of at most the hop's MTU.
   const biggest = Math.max(...cap.tcp().map((f) => f.bytes.length - 14));
   assert.equal(biggest, 1400);
   assertConserved(t.world);

@@ -5,6 +5,8 @@
 // zone apex; NXDOMAIN otherwise, with the zone's SOA in the authority section. Responses are
 // authoritative without recursion available (dig: "flags: qr aa rd"); an EDNS0 OPT in the query is
 // echoed. Names outside the zone are answered from an optional upstream table, else NXDOMAIN.
+// Datagrams that are not a serviceable query get miekg/dns's bare NOTIMP/FORMERR header (responses
+// and runts are ignored).
 
 import type { NetNamespace } from "../../../net/stack/index.js";
 import { UdpSocket, type UdpDatagram } from "../../../net/udp-socket.js";
@@ -130,14 +132,54 @@ export class DnsServer {
   }
 
   private receive(sock: UdpSocket, msg: UdpDatagram): void {
-    this.stats.queries++;
-    const query = decodeDns(msg.data);
-    if (!query.ok || query.value.flags.qr) {
-      this.stats.malformed++;
-      return;
-    }
-    const reply = this.answer(query.value);
-    this.stats.byRcode.set(reply.flags.rcode, (this.stats.byRcode.get(reply.flags.rcode) ?? 0) + 1);
-    sock.send(msg.src, msg.srcPort, encodeDns(reply), msg.dst);
+    const reply = this.respond(msg.data);
+    if (reply !== null) sock.send(msg.src, msg.srcPort, reply, msg.dst);
   }
+
+  /**
+   * The reply bytes to one query message (UDP datagram, or a TCP message without its length prefix),
+   * null when it is ignored. miekg/dns (CoreDNS's server) answers what it cannot serve with a bare
+   * header: NOTIMP for other opcodes, FORMERR for bad counts or a body that does not parse.
+   */
+  respond(data: Uint8Array): Uint8Array | null {
+    this.stats.queries++;
+    const reject = rejectCode(data);
+    if (reject === null) {
+      this.stats.malformed++;
+      return null;
+    }
+    const query = reject === DnsRcode.NOERROR ? decodeDns(data) : null;
+    if (query !== null && query.ok) {
+      const reply = this.answer(query.value);
+      this.count(reply.flags.rcode);
+      return encodeDns(reply);
+    }
+    this.stats.malformed++;
+    const rcode = reject === DnsRcode.NOERROR ? DnsRcode.FORMERR : reject;
+    const opcode = rcode === DnsRcode.NOTIMP ? (data[2]! >> 3) & 0xf : 0;
+    this.count(rcode);
+    return encodeDns({
+      id: (data[0]! << 8) | data[1]!,
+      flags: { qr: true, opcode, aa: false, tc: false, rd: false, ra: false, ad: false, cd: false, rcode },
+      questions: [], answers: [], authority: [], additional: [],
+    });
+  }
+
+  private count(rcode: number): void {
+    this.stats.byRcode.set(rcode, (this.stats.byRcode.get(rcode) ?? 0) + 1);
+  }
+}
+
+/**
+ * miekg/dns DefaultMsgAcceptFunc on the 12-byte header: null = ignore (too short, or a response);
+ * NOTIMP for opcodes other than QUERY and NOTIFY; FORMERR for QDCOUNT != 1, ANCOUNT > 1, NSCOUNT > 1
+ * or ARCOUNT > 2; NOERROR = accept.
+ */
+function rejectCode(b: Uint8Array): number | null {
+  if (b.length < 12 || (b[2]! & 0x80) !== 0) return null;
+  const opcode = (b[2]! >> 3) & 0xf;
+  if (opcode !== 0 && opcode !== 4) return DnsRcode.NOTIMP;
+  const count = (i: number): number => (b[i]! << 8) | b[i + 1]!;
+  if (count(4) !== 1 || count(6) > 1 || count(8) > 1 || count(10) > 2) return DnsRcode.FORMERR;
+  return DnsRcode.NOERROR;
 }

@@ -27,6 +27,8 @@ export interface HttpGetOptions {
   /** curl -m: the whole transfer, in ns. */
   readonly maxTimeNs?: number;
   readonly userAgent?: string;
+  /** Called with the address right before the connection attempt (busybox wget prints "Connecting to"). */
+  readonly onConnecting?: (address: number) => void;
 }
 
 export type HttpResult =
@@ -56,7 +58,8 @@ export function httpGet(ns: NetNamespace, options: HttpGetOptions, done: (result
   }
   const resolver = options.resolver;
   if (resolver === undefined) {
-    done({ kind: "dns", resolution: { kind: "nxdomain", name: options.host, queries: 0 }, message: failMessage(tool, options, "no resolver") });
+    // No nameserver configured: the tools print the same line as for a name that does not resolve.
+    done({ kind: "dns", resolution: { kind: "nxdomain", name: options.host, queries: 0 }, message: dnsMessage(tool, options.host) });
     return;
   }
   resolver.resolve(options.host, (r) => {
@@ -66,6 +69,7 @@ export function httpGet(ns: NetNamespace, options: HttpGetOptions, done: (result
 
   function fetch(address: number, resolvedAt: number): void {
     const port = options.port ?? 80;
+    options.onConnecting?.(address);
     let finished = false;
     let connectedAt = -1;
     let firstByte = -1;
@@ -177,10 +181,6 @@ function tcpMessage(tool: HttpTool, options: HttpGetOptions, address: number, po
 
 function dnsMessage(tool: HttpTool, host: string): string {
   return tool === HttpTool.WGET ? `wget: bad address '${host}'` : `curl: (6) Could not resolve host: ${host}`;
-}
-
-function failMessage(tool: HttpTool, options: HttpGetOptions, why: string): string {
-  return `${dnsMessage(tool, options.host)} (${why})`;
 }
 
 export { header };

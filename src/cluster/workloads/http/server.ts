@@ -1,7 +1,8 @@
 // HttpServer: an nginx-like static server on a namespace's TCP. GET/HEAD of "/" (or "/index.html")
-// answers 200 with nginx's headers and the configured body (nginx's welcome page by default), other
-// paths 404 and other methods 405, with nginx's error pages. HTTP/1.1 keep-alive (closed after
-// keepalive_timeout, 75 s) unless the client asks for "Connection: close", when nginx closes first.
+// answers 200 with nginx's headers and the configured body (nginx's welcome page by default), or with
+// the file at the path from a document root (a container's /usr/share/nginx/html); other paths 404
+// and other methods 405, with nginx's error pages. HTTP/1.1 keep-alive (closed after keepalive_timeout,
+// 75 s) unless the client asks for "Connection: close", when nginx closes first.
 
 import type { NetNamespace } from "../../../net/stack/index.js";
 import { TcpStack, type TcpErrorInfo, type TcpListener, type TcpSocket } from "../../../net/tcp/index.js";
@@ -15,6 +16,11 @@ export interface HttpServerOptions {
   readonly port?: number;
   /** Body of "/" (default: nginx's welcome page). */
   readonly body?: string;
+  /**
+   * Document root (nginx `root /usr/share/nginx/html`): the file at a request path ("/index.html"
+   * for "/"), undefined when there is none (404). When given, `body` is not used.
+   */
+  readonly root?: (path: string) => Uint8Array | undefined;
   readonly contentType?: string;
   readonly serverVersion?: string;
   /** keepalive_timeout in ns (nginx default 75 s). */
@@ -118,7 +124,8 @@ export class HttpServer {
     const close = connection === "close" || (version === "HTTP/1.0" && connection !== "keep-alive");
     if (method !== "GET" && method !== "HEAD") return this.respond(sock, 405, "Not Allowed", close, false) || close;
     const path = target.split("?")[0]!;
-    if (path !== "/" && path !== "/index.html") return this.respond(sock, 404, "Not Found", close, method === "HEAD") || close;
+    const body = this.fileAt(path);
+    if (body === undefined) return this.respond(sock, 404, "Not Found", close, method === "HEAD") || close;
     const now = this.ns.world.sim.now;
     const type = this.options.contentType ?? "text/html";
     const mtimeSec = Math.floor(this.epochMs / 1000);
@@ -127,15 +134,22 @@ export class HttpServer {
       `Server: nginx/${this.version}`,
       `Date: ${httpDate(now, this.epochMs)}`,
       `Content-Type: ${type}`,
-      `Content-Length: ${this.body.length}`,
+      `Content-Length: ${body.length}`,
       `Last-Modified: ${new Date(this.epochMs).toUTCString()}`,
       `Connection: ${close ? "close" : "keep-alive"}`,
-      `ETag: "${mtimeSec.toString(16)}-${this.body.length.toString(16)}"`,
+      `ETag: "${mtimeSec.toString(16)}-${body.length.toString(16)}"`,
       "Accept-Ranges: bytes",
     ];
     this.count(200);
-    this.write(sock, lines, method === "HEAD" ? null : this.body);
+    this.write(sock, lines, method === "HEAD" ? null : body);
     return close;
+  }
+
+  /** The body for a request path: the document root's file (index.html for a directory), else the fixed body at "/". */
+  private fileAt(path: string): Uint8Array | undefined {
+    const root = this.options.root;
+    if (root === undefined) return path === "/" || path === "/index.html" ? this.body : undefined;
+    return root(path.endsWith("/") ? `${path}index.html` : path);
   }
 
   /** An nginx error response; returns false (the caller decides about closing). */

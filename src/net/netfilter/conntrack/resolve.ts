@@ -115,7 +115,7 @@ function fragKey(h: ParsedHeaders): number {
 /** Conntrack for a whole datagram or a first fragment (whose checksum and length cover data not here). */
 function resolve(ct: Conntrack, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, prerouting: boolean, tagBase: number): number {
   const fragment = h.moreFragments;
-  const verify = prerouting && !fragment;
+  const verify = prerouting && !fragment && skb.gsoSize === 0; // GSO/GRO skbs: CHECKSUM_PARTIAL / UNNECESSARY
   const proto = h.ipProto;
   if (proto === IPPROTO_ICMP) {
     const icmpLen = h.ipTotalLen - h.ipHeaderLen;

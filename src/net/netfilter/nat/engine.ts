@@ -19,6 +19,8 @@ export class NatEngine {
   readonly planner: NatPlanner;
   private readonly curr = new NatTuple();
   private readonly next = new NatTuple();
+  /** Packets (and quoted headers of ICMP errors) rewritten, monotonic (read by metrics). */
+  rewrites = 0;
 
   constructor(
     private readonly ct: Conntrack,
@@ -66,6 +68,7 @@ export class NatEngine {
     const other = 1 - dir;
     const proto = t.proto(i);
     // Aim to look like the inverse of the other direction.
+    this.rewrites++;
     return manipPacket(bytes, ip, end, t.dst(i, other), t.src(i, other), invertPorts(proto, t.ports(i, other)), l4 ? proto : 0, manip);
   }
 
@@ -83,6 +86,8 @@ export class NatEngine {
     const other = 1 - dir;
     const proto = t.proto(i);
     const ports = t.ports(i, other);
+    const applies = (status & statusBitFor(manip, dir)) !== 0;
+    this.rewrites++; // the quoted header is always translated; the outer one when `applies`
     return translateIcmpError(
       bytes,
       ip,
@@ -93,7 +98,7 @@ export class NatEngine {
       invertPorts(proto, ports),
       proto,
       manip,
-      (status & statusBitFor(manip, dir)) !== 0,
+      applies,
     );
   }
 }

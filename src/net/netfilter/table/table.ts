@@ -31,6 +31,8 @@ export class NfTable {
   readonly hooks: (NfChain | null)[] = [null, null, null, null, null];
   /** Bumped on every edit. */
   generation = 0;
+  /** Rules whose matches were evaluated, over all traversals (monotonic; -Z does not reset it; read by metrics). */
+  rulesEvaluated = 0;
   private txn: Transaction | null = null;
 
   constructor(readonly name: NfTableName) {

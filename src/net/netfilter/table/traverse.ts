@@ -61,6 +61,7 @@ export class Traversal {
       let returning = pos >= rules.length;
       if (!returning) {
         const rule = rules[pos]!;
+        table.rulesEvaluated++;
         if (!ruleMatches(rule, ctx, env)) {
           pos++;
           continue;

@@ -1,0 +1,68 @@
+// CoreBudget: the CPU of one side of a test as a resource that bounds throughput. The node's work is
+// read from the model's own counters through the metrics cost model (src/metrics: per packet, per byte,
+// per GSO/GRO batch, scaled to the CPU clock), as `top` would charge it. The flow's cores (one per
+// stream, at most the node's CPUs) supply `cores` ns of CPU per ns of simulated time. The Pacer turns
+// the work per byte into the sender's pace; as an AppGate the budget is closed while the work done
+// exceeds the supply (a UDP receiver then stops reading and its socket buffer overflows).
+import { collectNamespace, Work, type CostModel } from "../metrics/index.js";
+import type { AppGate } from "../cluster/workloads/iperf/index.js";
+import type { NetNamespace } from "../net/stack/index.js";
+import { TcpStack } from "../net/tcp/index.js";
+
+export class CoreBudget implements AppGate {
+  private readonly work = new Work();
+  private baseNs = 0;
+  private startNs = 0;
+  private usedNs = 0;
+  private isOpen = true;
+  private waiters: (() => void)[] = [];
+  /** CPU ns the counters charge that the model knows did not happen (subtracted from the work). */
+  correctionNs = 0;
+
+  constructor(
+    private readonly namespaces: readonly NetNamespace[],
+    private readonly model: CostModel,
+    /** Cores serving the flows on this node. */
+    readonly cores: number,
+  ) {}
+
+  /** CPU ns all counted work of the namespaces costs under the model (cumulative). */
+  totalCpuNs(): number {
+    const w = this.work;
+    w.counts.fill(0);
+    for (const ns of this.namespaces) collectNamespace(ns, w, TcpStack.of(ns).counters);
+    return w.cpuNs(this.model);
+  }
+
+  /** Starts the budget at nowNs: work done before is not charged. */
+  reset(nowNs: number): void {
+    this.baseNs = this.totalCpuNs();
+    this.startNs = nowNs;
+    this.usedNs = 0;
+    this.correctionNs = 0;
+  }
+
+  /** CPU ns used since reset. */
+  get used(): number {
+    return this.usedNs;
+  }
+
+  /** Re-reads the counters; opens the gate (running the waiters) when the cores have caught up. */
+  tick(nowNs: number): void {
+    this.usedNs = this.totalCpuNs() - this.baseNs - this.correctionNs;
+    this.isOpen = this.usedNs <= this.cores * (nowNs - this.startNs);
+    if (!this.isOpen || this.waiters.length === 0) return;
+    const run = this.waiters;
+    this.waiters = [];
+    for (const cb of run) cb();
+  }
+
+  open(): boolean {
+    return this.isOpen;
+  }
+
+  whenOpen(cb: () => void): void {
+    this.waiters.push(cb);
+  }
+}
+

@@ -1,0 +1,115 @@
+// The comparison runner: the matrix of cells for a set of CNI flavours (host MTUs x tests x paths x
+// stream counts, bare metal host to host only), run one after the other on fresh clusters, with the
+// metrics cost model scaled to the nodes' CPU clock.
+import { DEFAULT_COST_MODEL, type CostModel } from "../metrics/index.js";
+import { err, ok, type Result } from "../util/result.js";
+import { runCell, type CellResult, type CellSpec, type Protocol, type TestPath } from "./cell.js";
+import { FLAVOURS, podMtuFor, type FlavourName } from "./flavours.js";
+
+export interface BenchOptions {
+  readonly flavours: readonly FlavourName[];
+  readonly linkGbps: number;
+  readonly hostMtus: readonly number[];
+  /** Pod MTU for every flavour; null = host MTU minus the flavour's overhead. */
+  readonly podMtu: number | null;
+  readonly streams: readonly number[];
+  readonly protocols: readonly Protocol[];
+  readonly paths: readonly TestPath[];
+  /** Logical CPUs per node and their clock (the cost model's reference is 3 GHz). */
+  readonly cpus: number;
+  readonly cpuGHz: number;
+  readonly durationNs: number;
+  readonly seed: number;
+  /** TSO/GSO and GRO (on by default, as on Linux). */
+  readonly offload: boolean;
+}
+
+export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
+  flavours: ["bare-metal", "calico-ipip", "calico-vxlan", "calico-bgp", "canal", "flannel-vxlan", "flannel-host-gw"],
+  linkGbps: 10,
+  hostMtus: [1500],
+  podMtu: null,
+  streams: [1, 8],
+  protocols: ["TCP", "UDP", "TCP_RR"],
+  paths: ["pod-to-pod", "pod-to-service"],
+  cpus: 32,
+  cpuGHz: 3,
+  durationNs: 5_000_000_000,
+  seed: 1,
+  offload: true,
+};
+
+export interface Comparison {
+  readonly options: BenchOptions;
+  readonly model: CostModel;
+  readonly results: readonly CellResult[];
+  /** Cells that could not run, with why. */
+  readonly failures: readonly { readonly label: string; readonly error: string }[];
+}
+
+export function costModelFor(o: BenchOptions): CostModel {
+  return { ...DEFAULT_COST_MODEL, cpuGHz: o.cpuGHz };
+}
+
+/** Every cell of the comparison, in table order. Bare metal has no Service; TCP_RR runs one stream. */
+export function planCells(o: BenchOptions): CellSpec[] {
+  const model = costModelFor(o);
+  const cells: CellSpec[] = [];
+  for (const hostMtu of o.hostMtus) {
+    for (const name of o.flavours) {
+      const flavour = FLAVOURS[name];
+      const podMtu = podMtuFor(flavour, hostMtu, o.podMtu);
+      for (const path of o.paths) {
+        if (flavour.bareMetal && path === "pod-to-service") continue;
+        for (const protocol of o.protocols) {
+          const streams = protocol === "TCP_RR" ? [1] : o.streams;
+          for (const s of streams) {
+            cells.push({ flavour, path, protocol, streams: s, linkGbps: o.linkGbps, hostMtu, podMtu, durationNs: o.durationNs, cpus: o.cpus, model, seed: o.seed, offload: o.offload });
+          }
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+export function cellLabel(c: CellSpec): string {
+  return `${c.flavour.name} mtu ${c.hostMtu} ${c.path} ${c.protocol}${c.protocol === "TCP_RR" ? "" : ` -P ${c.streams}`}`;
+}
+
+export interface ProgressReport {
+  /** Cells finished plus the fraction of the current one. */
+  readonly done: number;
+  readonly total: number;
+  readonly label: string;
+}
+
+export function checkOptions(o: BenchOptions): Result<void, string> {
+  if (o.flavours.length === 0) return err("--cni: name at least one CNI");
+  if (!(o.linkGbps > 0)) return err("--link: must be a positive speed");
+  for (const m of o.hostMtus) if (!Number.isInteger(m) || m < 576 || m > 65535) return err(`--mtu: ${m} is not an MTU between 576 and 65535`);
+  if (o.podMtu !== null && (!Number.isInteger(o.podMtu) || o.podMtu < 576)) return err(`--pod-mtu: ${o.podMtu} is not an MTU of at least 576`);
+  for (const s of o.streams) if (!Number.isInteger(s) || s < 1 || s > 128) return err(`--streams: ${s} is not a stream count between 1 and 128`);
+  if (!Number.isInteger(o.cpus) || o.cpus < 1) return err(`--cpus: ${o.cpus} is not a CPU count`);
+  if (!(o.cpuGHz > 0)) return err(`--cpu-ghz: ${o.cpuGHz} is not a clock rate`);
+  if (!(o.durationNs > 0)) return err("--duration: must be positive");
+  if (!Number.isInteger(o.seed)) return err(`--seed: ${o.seed} is not an integer`);
+  return ok(undefined);
+}
+
+export function runComparison(o: BenchOptions, onProgress: (p: ProgressReport) => void = () => {}): Result<Comparison, string> {
+  const checked = checkOptions(o);
+  if (!checked.ok) return checked;
+  const cells = planCells(o);
+  const results: CellResult[] = [];
+  const failures: { label: string; error: string }[] = [];
+  cells.forEach((cell, i) => {
+    const label = cellLabel(cell);
+    onProgress({ done: i, total: cells.length, label });
+    const r = runCell(cell, (f) => onProgress({ done: i + f, total: cells.length, label }));
+    if (r.ok) results.push(r.value);
+    else failures.push({ label, error: r.error });
+  });
+  onProgress({ done: cells.length, total: cells.length, label: "done" });
+  return ok({ options: o, model: costModelFor(o), results, failures });
+}
