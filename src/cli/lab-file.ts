@@ -1,10 +1,12 @@
 // Runs one lab script file against a cluster loaded from files and prints its output in order:
-// shared by `cnisim lab` and `cnisim demo`.
+// shared by `cnisim lab` and `cnisim demo`. With `network` and a Cluster object among the files, the
+// lab runs on the emulated network (CNI addresses, kube-proxy, cluster DNS, pod containers, so
+// `kubectl exec` works); otherwise on the control plane alone.
 
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { formatDiagnostic, loadFiles } from "../k8s/index.js";
-import { defaultScheduler, LabCluster, LabFiles, runLab } from "../lab/index.js";
+import { createNetworkLab, defaultScheduler, LabCluster, LabFiles, runLab, type LabExtensions } from "../lab/index.js";
 import { err, ok } from "../util/result.js";
 import { ExitCode, type CliContext } from "./command.js";
 
@@ -13,6 +15,8 @@ export interface LabFileOptions {
   readonly warmupNs: number;
   readonly keepGoing: boolean;
   readonly echo: boolean;
+  /** Run on the emulated network when the files hold a Cluster object. */
+  readonly network: boolean;
 }
 
 /** Loads `files`, builds the lab cluster, runs `script`; files the script names are read relative to its folder. */
@@ -26,10 +30,24 @@ export async function runLabFile(script: string, files: readonly string[], optio
   }
   const loaded = await loadFiles(files);
   for (const w of loaded.warnings) await ctx.err.line(`cnisim: warning: ${formatDiagnostic(w)}`);
-  const cluster = LabCluster.create(loaded, { scheduler: defaultScheduler });
-  if (!cluster.ok) {
-    await ctx.err.line(`cnisim: ${cluster.error}`);
-    return ExitCode.FAILURE;
+  let cluster: LabCluster;
+  let extensions: LabExtensions | undefined;
+  if (options.network && loaded.cluster !== undefined && loaded.errors.length === 0) {
+    const made = createNetworkLab(loaded, { scheduler: defaultScheduler });
+    if (!made.ok) {
+      await ctx.err.line(`cnisim: ${made.error}`);
+      return ExitCode.FAILURE;
+    }
+    for (const n of made.value.runtime.notices()) await ctx.err.line(`cnisim: ${n}`);
+    cluster = made.value.cluster;
+    extensions = made.value.extensions;
+  } else {
+    const made = LabCluster.create(loaded, { scheduler: defaultScheduler });
+    if (!made.ok) {
+      await ctx.err.line(`cnisim: ${made.error}`);
+      return ExitCode.FAILURE;
+    }
+    cluster = made.value;
   }
   const base = dirname(script);
   const labFiles = new LabFiles((path) => {
@@ -40,10 +58,11 @@ export async function runLabFile(script: string, files: readonly string[], optio
     }
   });
   const lines: { stream: "out" | "err"; text: string }[] = [];
+  const { network: _network, ...runOptions } = options;
   const result = runLab(
-    cluster.value,
+    cluster,
     text,
-    { files: labFiles, ...options, scriptName: script },
+    { files: labFiles, ...runOptions, scriptName: script, ...(extensions === undefined ? {} : { extensions }) },
     { out: (l) => lines.push({ stream: "out", text: l }), err: (l) => lines.push({ stream: "err", text: l }) },
   );
   let last: "out" | "err" | null = null;

@@ -39,6 +39,8 @@ export interface UdpSendError {
 interface NamespaceUdp {
   readonly sockets: Map<number, UdpSocket>;
   readonly rng: SeededRng;
+  /** Payload bytes the namespace's sockets sent and received (what sendmsg / recvmsg copy). */
+  readonly payload: { sent: number; received: number };
 }
 
 const perNamespace = new WeakMap<NetNamespace, NamespaceUdp>();
@@ -47,7 +49,7 @@ const perNamespace = new WeakMap<NetNamespace, NamespaceUdp>();
 function udpOf(ns: NetNamespace): NamespaceUdp {
   let state = perNamespace.get(ns);
   if (state === undefined) {
-    const fresh: NamespaceUdp = { sockets: new Map(), rng: ns.rng.fork() };
+    const fresh: NamespaceUdp = { sockets: new Map(), rng: ns.rng.fork(), payload: { sent: 0, received: 0 } };
     perNamespace.set(ns, fresh);
     IcmpMux.of(ns).onError(IPPROTO_UDP, (e) => fresh.sockets.get(e.srcPort)?.icmpError(e));
     state = fresh;
@@ -98,6 +100,9 @@ export class UdpSocket {
     b.set(payload, u + UDP_HEADER);
     setL4ChecksumV4(b, u, udpLen, IPPROTO_UDP, from, dst);
     ns.outputIp(skb);
+    // udp_send_skb counts UDP_MIB_OUTDATAGRAMS for every datagram handed to IP.
+    ns.counters.udp.OutDatagrams++;
+    udpOf(ns).payload.sent += payload.length;
     return ok(payload.length);
   }
 
@@ -118,6 +123,7 @@ export class UdpSocket {
     const b = skb.data;
     const at = skb.head;
     const len = read16(b, at + 4);
+    udpOf(this.ns).payload.received += Math.max(0, len - UDP_HEADER);
     this.events.onMessage?.(this, {
       src: info.src,
       srcPort: info.srcPort,
@@ -128,6 +134,13 @@ export class UdpSocket {
     });
   }
 }
+
+/** Payload bytes the namespace's UDP sockets sent and received so far (the bytes their syscalls copy). */
+export function udpPayloadBytes(ns: NetNamespace): { readonly sent: number; readonly received: number } {
+  return perNamespace.get(ns)?.payload ?? NO_PAYLOAD;
+}
+
+const NO_PAYLOAD = Object.freeze({ sent: 0, received: 0 });
 
 /** udp_lib_get_port for port 0: a random start in the local range, then the next free port. */
 function ephemeral(ns: NetNamespace, rng: SeededRng): number {

@@ -8,13 +8,14 @@ import type { ClusterRuntime } from "../cluster/runtime.js";
 import { IperfTcpTest, IperfUdpTest, type MeasureWindow } from "../cluster/workloads/iperf/index.js";
 import { TcpRrTest } from "../cluster/workloads/rr/index.js";
 import { loadText } from "../k8s/load.js";
-import { Work, collectNamespace, type CostModel } from "../metrics/index.js";
+import { Work, type CostModel } from "../metrics/index.js";
 import type { NetNamespace } from "../net/stack/index.js";
 import { GRO_TYPICAL_FLUSH_NS, TcpStack } from "../net/tcp/index.js";
 import { parseIPv4 } from "../util/ip.js";
 import { err, ok, type Result } from "../util/result.js";
 import { BARE_CLIENT, BARE_SERVER, CLIENT_NODE, CLIENT_POD, clusterYaml, SERVER_NODE, SERVER_POD, SERVICE_NAME } from "./cluster-yaml.js";
 import { CoreBudget } from "./core-budget.js";
+import { collectSide } from "./side-work.js";
 import { Pacer } from "./pacer.js";
 import type { Flavour } from "./flavours.js";
 
@@ -102,9 +103,9 @@ function endpoints(rt: ClusterRuntime, spec: CellSpec): Result<Endpoints, string
   return ok({ client: c.ns, server: s.ns, clientSide: [c.ns, cn.ns], serverSide: [s.ns, sn.ns], dst });
 }
 
-function sideWork(namespaces: readonly NetNamespace[]): Work {
+function sideWork(namespaces: readonly NetNamespace[], offload: boolean): Work {
   const w = new Work();
-  for (const ns of namespaces) collectNamespace(ns, w, TcpStack.of(ns).counters);
+  collectSide(namespaces, w, offload);
   return w;
 }
 
@@ -138,8 +139,8 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
   }
   const sim = rt.sim;
   const flowCores = Math.max(1, Math.min(spec.streams, spec.cpus));
-  const sender = new CoreBudget(e.clientSide, spec.model, flowCores);
-  const receiver = new CoreBudget(e.serverSide, spec.model, flowCores);
+  const sender = new CoreBudget(e.clientSide, spec.model, flowCores, spec.offload);
+  const receiver = new CoreBudget(e.serverSide, spec.model, flowCores, spec.offload);
   // TCP: the sender's pace is bounded by both cores (flow control carries the receiver's limit back);
   // UDP has no flow control: the sender is paced by its own core, the receiver drops what it cannot take.
   const pacer = new Pacer(spec.protocol === "UDP" ? [sender] : [sender, receiver], sim.now);
@@ -149,6 +150,11 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
   receiver.reset(t0);
 
   const mss = spec.podMtu - TCP_IP_HEADERS;
+  // iperf3 sizes UDP datagrams to its control connection's MSS, which PMTU discovery has lowered to
+  // the path's MTU: a tunnel device's MTU is the host MTU minus the encapsulation (canal's pods keep
+  // 9000 over flannel.1's 8950, and the published run sent 8,898-byte datagrams).
+  const tunnelMtu = spec.flavour.encapsulation === "none" ? spec.hostMtu : spec.hostMtu - spec.flavour.mtuOverhead;
+  const datagramBytes = Math.min(spec.podMtu, tunnelMtu) - TCP_IP_HEADERS;
   type Measured = Pick<CellResult, "gbps" | "mss" | "retransmits" | "udp" | "rr">;
   let window: () => MeasureWindow | null;
   let measured: () => Result<Measured, string> | null;
@@ -174,7 +180,7 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
     const t = new IperfUdpTest(e.client, e.server, e.dst, {
       streams: spec.streams,
       durationNs: spec.durationNs,
-      datagramBytes: mss,
+      datagramBytes,
       rateBps: 0,
       nicBps: spec.linkGbps * 1e9,
       sender: pacer,
@@ -188,7 +194,7 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
       const r = t.result;
       if (r === null || !r.ok) return r;
       const u = r.value;
-      const stats = { sentGbps: u.sentBitsPerSecond / 1e9, lostPercent: u.lostPercent, jitterMs: u.jitterNs / 1e6, datagramBytes: mss };
+      const stats = { sentGbps: u.sentBitsPerSecond / 1e9, lostPercent: u.lostPercent, jitterMs: u.jitterNs / 1e6, datagramBytes };
       return ok({ gbps: u.receivedBitsPerSecond / 1e9, mss, retransmits: 0, udp: stats, rr: null });
     };
   } else {
@@ -211,9 +217,13 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
   }
 
   // Budgets tick on simulated time; the window's start and end snapshot the work of both sides.
-  const socketNs = spec.model.steps.socketDelivery.packetNs * (spec.model.referenceGHz / spec.model.cpuGHz);
   const snaps: { start: Snapshot | null; end: Snapshot | null } = { start: null, end: null };
-  const snap = (): Snapshot => ({ client: sideWork(e.clientSide), server: sideWork(e.serverSide), clientUsed: sender.used, serverUsed: receiver.used });
+  const snap = (): Snapshot => ({
+    client: sideWork(e.clientSide, spec.offload),
+    server: sideWork(e.serverSide, spec.offload),
+    clientUsed: sender.used,
+    serverUsed: receiver.used,
+  });
   const tick = (): void => {
     const now = sim.now;
     if (udp !== null && udp.arrived > 0) {
@@ -221,11 +231,6 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
       // overflows under NAPI overload), so they are taken out of its work at the average cost of one.
       const raw = receiver.used + receiver.correctionNs;
       receiver.correctionNs = (udp.bufferDrops * raw) / udp.arrived;
-    }
-    if (udp !== null && e.client.counters.udp.OutDatagrams === 0) {
-      // The stack does not count SNMP Udp OutDatagrams yet, so the cost model cannot see the sender's
-      // sendmsg per datagram; charge it here (a negative correction) until the counter exists.
-      sender.correctionNs = -udp.datagramsSent * socketNs;
     }
     sender.tick(now);
     receiver.tick(now);

@@ -1,13 +1,13 @@
 // CoreBudget: the CPU of one side of a test as a resource that bounds throughput. The node's work is
 // read from the model's own counters through the metrics cost model (src/metrics: per packet, per byte,
-// per GSO/GRO batch, scaled to the CPU clock), as `top` would charge it. The flow's cores (one per
+// per GSO/GRO batch, scaled to the CPU clock), charged where the NIC and kernel spend it (side-work.ts). The flow's cores (one per
 // stream, at most the node's CPUs) supply `cores` ns of CPU per ns of simulated time. The Pacer turns
 // the work per byte into the sender's pace; as an AppGate the budget is closed while the work done
 // exceeds the supply (a UDP receiver then stops reading and its socket buffer overflows).
-import { collectNamespace, Work, type CostModel } from "../metrics/index.js";
+import { Work, type CostModel } from "../metrics/index.js";
 import type { AppGate } from "../cluster/workloads/iperf/index.js";
 import type { NetNamespace } from "../net/stack/index.js";
-import { TcpStack } from "../net/tcp/index.js";
+import { collectSide } from "./side-work.js";
 
 export class CoreBudget implements AppGate {
   private readonly work = new Work();
@@ -24,13 +24,15 @@ export class CoreBudget implements AppGate {
     private readonly model: CostModel,
     /** Cores serving the flows on this node. */
     readonly cores: number,
+    /** NIC offloads on (TSO/GSO, GRO, checksums): see collectSide. */
+    private readonly offload: boolean,
   ) {}
 
   /** CPU ns all counted work of the namespaces costs under the model (cumulative). */
   totalCpuNs(): number {
     const w = this.work;
     w.counts.fill(0);
-    for (const ns of this.namespaces) collectNamespace(ns, w, TcpStack.of(ns).counters);
+    collectSide(this.namespaces, w, this.offload);
     return w.cpuNs(this.model);
   }
 

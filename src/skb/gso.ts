@@ -4,6 +4,7 @@
 
 import { read16, read32, write16, write32 } from "../wire/bytes.js";
 import { setIpv4HeaderChecksum, setL4ChecksumV4 } from "../wire/checksum.js";
+import { packetBuffers } from "./buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "./skbuff.js";
 
 const IPPROTO_IPIP = 4;
@@ -117,7 +118,7 @@ export function gsoSegment(skb: SkBuff, l3: number, nextId: () => number): SkBuf
     const from = i * skb.gsoSize;
     const chunk = Math.min(skb.gsoSize, payloadLen - from);
     const len = hdr + Math.max(chunk, 0);
-    const data = new Uint8Array(DEFAULT_HEADROOM + len);
+    const data = packetBuffers.acquire(DEFAULT_HEADROOM + len); // every byte after the headroom is written
     data.set(src.subarray(skb.head, layout.payload), DEFAULT_HEADROOM);
     if (chunk > 0) data.set(src.subarray(layout.payload + from, layout.payload + from + chunk), DEFAULT_HEADROOM + hdr);
     const seg = new SkBuff(nextId(), data, DEFAULT_HEADROOM, DEFAULT_HEADROOM + len);

@@ -3,7 +3,8 @@
 // connects to NodePort 30790 on each node. Through worker32 the policy sees 10.1.8.100 (kube-proxy's
 // DNAT in PREROUTING, Calico's policy in FORWARD, MASQUERADE only in POSTROUTING): allowed. Through
 // master30 or worker31 that node masquerades the packet to its tunl0 address as it leaves on tunl0, so
-// worker32's policy sees 10.224.x.x: denied, dropped with reason 133 on worker32.
+// worker32's policy sees 10.224.x.x: denied, dropped with reason 133 on worker32. web1 runs nginx (the
+// runtime starts it); which client address it saw is read from nginx's access log, as `kubectl logs` would.
 import { describe, it, before } from "node:test";
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
@@ -13,7 +14,7 @@ import { formatClusterError } from "../../src/cluster/errors.js";
 import type { ClusterRuntime } from "../../src/cluster/runtime.js";
 import { readFileSync } from "node:fs";
 import { loadText } from "../../src/k8s/load.js";
-import { TcpStack } from "../../src/net/tcp/stack.js";
+import { httpGet, type HttpResult } from "../../src/cluster/workloads/http/client.js";
 import { RingSink } from "../../src/trace/tracer.js";
 import { formatIPv4 } from "../../src/util/ip.js";
 
@@ -30,16 +31,20 @@ async function buildLab(dataplane: "iptables" | "ebpf" = "iptables"): Promise<Cl
   return r.value;
 }
 
-/** Opens a TCP connection from the client to node:30790; true when the handshake completed within 3 s. */
+/** curl from the client to node:30790 (3 s connect timeout); true when nginx answered. */
 function connect(rt: ClusterRuntime, nodeIp: number): boolean {
   const client = rt.externalHost("client")!;
-  let connected = false;
-  const sock = TcpStack.of(client.ns).connect(nodeIp, NODE_PORT, { onConnect: () => (connected = true) }, { timeoutNs: 3_000_000_000 });
-  assert.ok(sock.ok);
+  let result: HttpResult | null = null;
+  httpGet(client.ns, { host: formatIPv4(nodeIp), port: NODE_PORT, connectTimeoutNs: 3_000_000_000 }, (r) => (result = r));
   rt.runFor(3_500_000_000);
-  if (connected) sock.value.abort();
   rt.runUntilIdle();
-  return connected;
+  const r = result as HttpResult | null;
+  return r !== null && r.kind === "response" && r.status === 200;
+}
+
+/** The client addresses in web1's nginx access log. */
+function seenByWeb1(rt: ClusterRuntime): string[] {
+  return rt.workloads.logs("web/web1").map((line) => line.split(" ")[0]!);
 }
 
 describe("seed lab: NodePort from the client with the ipBlock policy", () => {
@@ -48,8 +53,7 @@ describe("seed lab: NodePort from the client with the ipBlock policy", () => {
   before(async () => {
     rt = await buildLab();
     rt.world.tracer.addSink({ drop: (r) => drops.drop(r) });
-    const web1 = rt.pod("web/web1")!;
-    assert.ok(TcpStack.of(web1.ns).listen(80, () => {}).ok);
+    assert.ok(rt.workloads.serves("web/web1", "TCP", 80), "nginx in web1 serves TCP 80");
   });
 
   it("through worker32 (hosting web1): allowed, the policy sees 10.1.8.100", () => {
@@ -76,36 +80,31 @@ describe("seed lab: NodePort from the client with the ipBlock policy", () => {
 describe("seed lab: the documented ways out change the outcome", () => {
   it("externalTrafficPolicy: Local: no SNAT, so only the hosting node answers and the client address is kept", async () => {
     const rt = await buildLab();
-    const seen: string[] = [];
-    assert.ok(TcpStack.of(rt.pod("web/web1")!.ns).listen(80, (s) => seen.push(formatIPv4(s.remoteAddr))).ok);
     assert.ok(rt.store.modify("Service", "web", "web1", (svc) => {
       svc.spec = { ...svc.spec, externalTrafficPolicy: "Local" };
     }).ok);
     assert.equal(connect(rt, rt.node("worker32.cyh.cloud")!.ip), true);
     assert.equal(connect(rt, rt.node("worker31.cyh.cloud")!.ip), false, "no local endpoint on worker31: kube-proxy drops");
     assert.equal(connect(rt, rt.node("master30.cyh.cloud")!.ip), false);
-    assert.deepEqual(seen, ["10.1.8.100"]);
+    assert.deepEqual(seenByWeb1(rt), ["10.1.8.100"]);
   });
 
   it("Calico eBPF dataplane: NodePort through any node reaches web1 with the client address kept, so the ipBlock admits it", async () => {
     const rt = await buildLab("ebpf");
     assert.equal(rt.plugin.name, "calico-ipip-ebpf");
     assert.equal(rt.services.proxies.size, 0, "kube-proxy is replaced");
-    const seen: string[] = [];
-    assert.ok(TcpStack.of(rt.pod("web/web1")!.ns).listen(80, (s) => seen.push(formatIPv4(s.remoteAddr))).ok);
     for (const n of ["master30.cyh.cloud", "worker31.cyh.cloud", "worker32.cyh.cloud"]) assert.equal(connect(rt, rt.node(n)!.ip), true, n);
-    assert.deepEqual(seen, ["10.1.8.100", "10.1.8.100", "10.1.8.100"]);
+    assert.deepEqual(seenByWeb1(rt), ["10.1.8.100", "10.1.8.100", "10.1.8.100"]);
   });
 
   it("Calico eBPF still enforces the policy: a pod outside the ipBlock is dropped at web1's node with reason 133", async () => {
     const rt = await buildLab("ebpf");
     const drops = new RingSink();
     rt.world.tracer.addSink({ drop: (r) => drops.drop(r) });
-    assert.ok(TcpStack.of(rt.pod("web/web1")!.ns).listen(80, () => {}).ok);
-    let connected = false;
-    assert.ok(TcpStack.of(rt.pod("cyh/test")!.ns).connect(rt.pod("web/web1")!.ip, 80, { onConnect: () => (connected = true) }, { timeoutNs: 2_000_000_000 }).ok);
+    let result: HttpResult | null = null;
+    httpGet(rt.pod("cyh/test")!.ns, { host: formatIPv4(rt.pod("web/web1")!.ip), connectTimeoutNs: 2_000_000_000 }, (r) => (result = r));
     rt.runFor(2_500_000_000);
-    assert.equal(connected, false);
+    assert.equal((result as HttpResult | null)?.kind, "timeout");
     const d = drops.dropRecords.find((r) => r.reason === DropReason.POLICY_DENIED);
     assert.ok(d);
     assert.equal(d.node, "worker32.cyh.cloud");

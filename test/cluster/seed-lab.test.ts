@@ -46,7 +46,10 @@ describe("seed lab: Calico IPIP, /26 blocks, BGP full mesh", () => {
 
   it("every pod's address is in a /26 block of 10.224.0.0/16 affine to its node, and written to status.podIP", () => {
     const plugin = calico(rt);
-    assert.deepEqual(rt.pods().map((p) => [p.key, p.node]), [
+    const system = rt.pods().filter((p) => p.namespace === "kube-system");
+    assert.equal(system.length, 2, "kubeadm's CoreDNS add-on: deployment coredns, 2 replicas");
+    for (const p of system) assert.match(p.name, /^coredns-[a-z0-9]+-[a-z0-9]{5}$/);
+    assert.deepEqual(rt.pods().filter((p) => p.namespace !== "kube-system").map((p) => [p.key, p.node]), [
       ["cyh/test", "worker31.cyh.cloud"],
       ["web/test", "worker32.cyh.cloud"],
       ["web/web1", "worker32.cyh.cloud"],

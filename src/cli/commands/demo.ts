@@ -59,7 +59,7 @@ async function demo(only: string | undefined, ctx: CliContext): Promise<0 | 1> {
   for (const script of scripts) {
     await ctx.out.line("");
     await ctx.out.line(`=== ${script.replace(/\.lab$/, "")} ===`);
-    const code = await runLabFile(join(labDir, script), [clusterFile], { stepNs: 10e9, warmupNs: 60e9, keepGoing: false, echo: true }, ctx);
+    const code = await runLabFile(join(labDir, script), [clusterFile], { stepNs: 10e9, warmupNs: 60e9, keepGoing: false, echo: true, network: true }, ctx);
     if (code !== ExitCode.OK) failed++;
   }
   await ctx.out.line("");

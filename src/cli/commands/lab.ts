@@ -5,12 +5,8 @@
 // objects without a Cluster file) runs the control plane only. Files the script names are read
 // relative to the script's folder.
 
-import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
-import { formatDiagnostic, loadFiles } from "../../k8s/index.js";
-import { createNetworkLab, defaultScheduler, LabFiles, parseGoDuration, runLab } from "../../lab/index.js";
-import { err, ok } from "../../util/result.js";
+import { parseGoDuration } from "../../lab/index.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
 import { runLabFile, type LabFileOptions } from "../lab-file.js";
 
@@ -54,49 +50,6 @@ async function lab(script: string, options: LabCliOptions, ctx: CliContext): Pro
     await ctx.err.line(`cnisim: --warmup: ${warmup.error}`);
     return ExitCode.USAGE;
   }
-  const labOptions: LabFileOptions = { stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo };
-  if (!options.network) return runLabFile(script, options.file, labOptions, ctx);
-  return runNetworkLab(script, options.file, labOptions, ctx);
-}
-
-/** As runLabFile, on the emulated network when the files have a Cluster object. */
-async function runNetworkLab(script: string, files: readonly string[], options: LabFileOptions, ctx: CliContext): Promise<0 | 1> {
-  let text: string;
-  try {
-    text = readFileSync(script, "utf8");
-  } catch (e) {
-    await ctx.err.line(`cnisim: ${script}: cannot read: ${(e as Error).message}`);
-    return ExitCode.FAILURE;
-  }
-  const loaded = await loadFiles(files);
-  if (loaded.cluster === undefined || loaded.errors.length > 0) return runLabFile(script, files, options, ctx);
-  for (const w of loaded.warnings) await ctx.err.line(`cnisim: warning: ${formatDiagnostic(w)}`);
-  const made = createNetworkLab(loaded, { scheduler: defaultScheduler });
-  if (!made.ok) {
-    await ctx.err.line(`cnisim: ${made.error}`);
-    return ExitCode.FAILURE;
-  }
-  for (const n of made.value.runtime.notices()) await ctx.err.line(`cnisim: ${n}`);
-  const base = dirname(script);
-  const labFiles = new LabFiles((path) => {
-    try {
-      return ok(readFileSync(isAbsolute(path) ? path : resolve(base, path), "utf8"));
-    } catch (e) {
-      return err((e as Error).message);
-    }
-  });
-  const lines: { stream: "out" | "err"; text: string }[] = [];
-  const result = runLab(
-    made.value.cluster,
-    text,
-    { files: labFiles, ...options, scriptName: script, extensions: made.value.extensions },
-    { out: (l) => lines.push({ stream: "out", text: l }), err: (l) => lines.push({ stream: "err", text: l }) },
-  );
-  let last: "out" | "err" | null = null;
-  for (const l of lines) {
-    if (last !== null && last !== l.stream) await (last === "out" ? ctx.out : ctx.err).flush();
-    await (l.stream === "out" ? ctx.out : ctx.err).line(l.text);
-    last = l.stream;
-  }
-  return result.ok ? ExitCode.OK : ExitCode.FAILURE;
+  const labOptions: LabFileOptions = { stepNs: step.value, warmupNs: warmup.value, keepGoing: options.keepGoing === true, echo: options.echo, network: options.network };
+  return runLabFile(script, options.file, labOptions, ctx);
 }

@@ -21,7 +21,7 @@ export const reachCommand: CliCommand = {
       .requiredOption("-f, --file <path...>", "cluster and workload files (a cnisim Cluster file, Kubernetes YAML, folders)")
       .option("-n, --namespace <ns>", "namespace for objects that name none", "default")
       .option("--port <port/proto...>", "port to probe, e.g. 80/TCP, 53/UDP or 9999/SCTP, or ICMP for an echo (repeatable)", ["80/TCP"])
-      .option("--from <sel>", "sources: comma-separated ns/pod, node/NAME, ext/NAME, or pods|nodes|ext", "pods")
+      .option("--from <sel>", "sources: comma-separated ns/pod, node/NAME, ext/NAME, or pods|nodes|ext (pods: all but kube-system's)", "pods")
       .option("--to <sel>", "destinations: as --from, plus svc/ns/name and svc", "pods")
       .option("-o, --output <format>", "table or json", "table")
       .addHelpText(

@@ -1,11 +1,10 @@
 // A container's files: the image's own files (nginx's html pages), files written by exec'd commands,
-// and volumes mounted over directories (a ConfigMap: read-only, one file per key). Paths are absolute
+// and read-only volumes mounted over directories (a ConfigMap: one file per key). Paths are absolute
 // or relative to the working directory "/"; a mount shadows what the image has below its path.
 
 export interface Mount {
   /** Absolute directory, no trailing slash. */
   readonly path: string;
-  readonly readOnly: boolean;
   /** File name (relative to the mount) -> bytes. */
   readonly files: ReadonlyMap<string, Uint8Array>;
 }

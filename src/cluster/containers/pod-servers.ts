@@ -1,7 +1,7 @@
 // The servers a pod's containers run on its network namespace: nginx on TCP 80 (files from the
-// container's document root /usr/share/nginx/html), CoreDNS on UDP 53, and on every other declared
-// port a generic server (TCP: accept and hold the connection until the peer closes; UDP: echo each
-// datagram; SCTP: answer association setup, INIT to COOKIE ACK).
+// container's document root /usr/share/nginx/html), CoreDNS on 53 (UDP, and TCP with length-prefixed
+// messages), and on every other declared port a generic server (TCP: accept and hold the connection
+// until the peer closes; UDP: echo each datagram; SCTP: answer association setup, INIT to COOKIE ACK).
 import type { NetNamespace } from "../../net/stack/namespace.js";
 import { TcpStack } from "../../net/tcp/stack.js";
 import type { TcpListener } from "../../net/tcp/listener.js";
@@ -10,6 +10,7 @@ import { DnsServer, type ClusterDnsData } from "../workloads/dns/server.js";
 import { HttpServer } from "../workloads/http/server.js";
 import { SctpEndpoint } from "../workloads/sctp-endpoint.js";
 import { UdpEcho } from "../workloads/udp-echo.js";
+import { TcpWriter } from "../workloads/tcp-writer.js";
 import { normalizePath, type ContainerFiles } from "./files.js";
 import { ImageKind } from "./image.js";
 import { PortProtocol, type ServedPort } from "./ports.js";
@@ -106,9 +107,10 @@ export class PodServers {
   /** DNS over TCP (RFC 1035 4.2.2, RFC 7766): each message behind a 2-byte length, answered in order. */
   private dnsOverTcp(sock: TcpSocket, server: DnsServer): void {
     this.held.add(sock);
+    const out = new TcpWriter(sock);
     let buffered = new Uint8Array(0);
     sock.events = {
-      onData: (s, data) => {
+      onData: (_s, data) => {
         const all = new Uint8Array(buffered.length + data.length);
         all.set(buffered, 0);
         all.set(data, buffered.length);
@@ -123,11 +125,12 @@ export class PodServers {
           framed[0] = reply.length >> 8;
           framed[1] = reply.length & 0xff;
           framed.set(reply, 2);
-          s.send(framed);
+          out.write(framed);
         }
         buffered = all.slice(at);
       },
-      onEnd: (s) => s.close(),
+      onWritable: () => out.flush(),
+      onEnd: () => out.close(),
       onClose: (s) => {
         this.held.delete(s);
       },
@@ -146,6 +149,11 @@ export class PodServers {
   }
 
   /** HTTP requests answered + DNS queries answered + datagrams echoed. */
+  /** What the pod's nginx wrote to its access log (stdout in the image), oldest first. */
+  accessLog(): string[] {
+    return this.http.flatMap((h) => h.accessLog);
+  }
+
   requestsServed(): number {
     let n = 0;
     for (const h of this.http) n += h.stats.requests;

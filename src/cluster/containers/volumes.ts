@@ -39,7 +39,7 @@ export function mountVolumes(store: ObjectStore, pod: Pod, c: Container, files: 
       if (source.optional !== true) problems.push(`MountVolume.SetUp failed for volume "${m.name}" : configmap "${source.name ?? ""}" not found`);
       continue;
     }
-    files.mount({ path: m.mountPath, readOnly: true, files: configMapFiles(cm, source.items) });
+    files.mount({ path: m.mountPath, files: configMapFiles(cm, source.items) });
   }
   return problems;
 }

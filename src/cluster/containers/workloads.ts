@@ -104,6 +104,11 @@ export class PodWorkloads {
     return s === undefined ? 0 : s.servedBefore + (s.servers?.requestsServed() ?? 0);
   }
 
+  /** The log lines pod `podKey`'s running servers wrote to stdout (nginx's access log): `kubectl logs`. */
+  logs(podKey: string): string[] {
+    return this.pods.get(podKey)?.servers?.accessLog() ?? [];
+  }
+
   /** True when pod `podKey` listens on protocol/port. */
   serves(podKey: string, protocol: PortProtocol, port: number): boolean {
     return this.pods.get(podKey)?.servers?.listening.has(`${protocol}/${port}`) ?? false;

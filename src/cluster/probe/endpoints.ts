@@ -1,5 +1,7 @@
 // Probe endpoints by name: pods "ns/name", nodes "node/NAME", external hosts "ext/NAME", services
-// "svc/ns/name" (destinations only: the ClusterIP), and the kinds "pods", "nodes", "ext", "svc".
+// "svc/ns/name" (destinations only: the ClusterIP), and the kinds "pods", "nodes", "ext", "svc". The
+// kinds "pods" and "svc" leave out namespace kube-system (the cluster's own add-ons, such as CoreDNS,
+// which the lab's matrices do not show); its pods and services can still be named one by one.
 import type { ClusterRuntime } from "../runtime.js";
 import type { NetNamespace } from "../../net/stack/namespace.js";
 import { parseIPv4 } from "../../util/ip.js";
@@ -17,26 +19,46 @@ export interface ProbeEndpoint {
 
 export const ENDPOINT_KINDS = ["pods", "nodes", "ext", "svc"] as const;
 
+/** The namespace of the cluster's add-ons, left out of the kinds "pods" and "svc". */
+const SYSTEM_NAMESPACE = "kube-system";
+
+/** Every endpoint a name can refer to: the kinds plus the kube-system pods and services. */
+function named(rt: ClusterRuntime, kind: (typeof ENDPOINT_KINDS)[number]): ProbeEndpoint[] {
+  if (kind === "pods") return rt.pods().map(podEndpoint);
+  if (kind === "svc") return services(rt, true);
+  return all(rt, kind);
+}
+
+function podEndpoint(p: { key: string; ns: NetNamespace; ip: number }): ProbeEndpoint {
+  return { label: p.key, kind: "pod", ns: p.ns, addr: p.ip };
+}
+
+function services(rt: ClusterRuntime, withSystem: boolean): ProbeEndpoint[] {
+  return rt.store.list("Service").flatMap((s) => {
+    const namespace = s.metadata.namespace ?? "default";
+    const ip = parseIPv4(s.spec?.clusterIP ?? "");
+    if (ip === null || (!withSystem && namespace === SYSTEM_NAMESPACE)) return [];
+    return [{ label: `svc/${namespace}/${s.metadata.name}`, kind: "svc" as const, ns: null, addr: ip }];
+  });
+}
+
 function all(rt: ClusterRuntime, kind: (typeof ENDPOINT_KINDS)[number]): ProbeEndpoint[] {
   switch (kind) {
     case "pods":
-      return rt.pods().map((p) => ({ label: p.key, kind: "pod", ns: p.ns, addr: p.ip }));
+      return rt.pods().filter((p) => p.namespace !== SYSTEM_NAMESPACE).map(podEndpoint);
     case "nodes":
       return [...rt.nodes.values()].map((n) => ({ label: `node/${n.name}`, kind: "node", ns: n.ns, addr: n.ip }));
     case "ext":
       return [...rt.underlay.hosts.entries()].map(([name, h]) => ({ label: `ext/${name}`, kind: "ext", ns: h.ns, addr: h.ip }));
     case "svc":
-      return rt.store.list("Service").flatMap((s) => {
-        const ip = parseIPv4(s.spec?.clusterIP ?? "");
-        return ip === null ? [] : [{ label: `svc/${s.metadata.namespace ?? "default"}/${s.metadata.name}`, kind: "svc" as const, ns: null, addr: ip }];
-      });
+      return services(rt, false);
   }
 }
 
 /** One endpoint by name (see the header); an error names what was not found. */
 export function endpointByName(rt: ClusterRuntime, name: string): Result<ProbeEndpoint, string> {
   const kind = name.startsWith("node/") ? "nodes" : name.startsWith("ext/") ? "ext" : name.startsWith("svc/") ? "svc" : "pods";
-  const found = all(rt, kind).find((e) => e.label === name);
+  const found = named(rt, kind).find((e) => e.label === name);
   return found === undefined ? err(`no ${kind === "pods" ? "pod" : kind === "nodes" ? "node" : kind === "ext" ? "external host" : "service"} named "${name}"`) : ok(found);
 }
 

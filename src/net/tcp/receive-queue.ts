@@ -1,7 +1,7 @@
-// The receive side's storage: out-of-order ranges waiting for a hole to fill (kept merged and
-// sorted, with copies of their bytes) and the SACK blocks they produce (RFC 2018: the block with
-// the most recent segment first), plus in-order bytes the application has not read yet. Each
-// held segment is charged its kernel memory (skb truesize) against the receive buffer.
+// The receive side's storage: out-of-order ranges waiting for a hole to fill (sorted, holding views
+// of the arrived packets' bytes, as the kernel keeps the skbs) and the SACK blocks they produce
+// (RFC 2018: the block with the most recent segment first), plus copies of in-order bytes the
+// application has not read yet. Each held segment is charged its kernel memory (skb truesize).
 
 /** Approximate skb truesize of a received segment of len payload bytes (kmalloc'd head + sk_buff). */
 export function segmentTruesize(len: number): number {
@@ -62,8 +62,11 @@ export class ReceiveQueue {
     return lo;
   }
 
-  /** Stores a copy of an out-of-order segment's payload [seq, seq+len), minus bytes already held. */
-  addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number, gsoSize = 0): void {
+  /**
+   * Stores a view of an out-of-order segment's payload [seq, seq+len), minus bytes already held; the
+   * caller must keep data unchanged while it is held. Returns whether it kept any of it.
+   */
+  addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number, gsoSize = 0): boolean {
     this.lastOoo = seq;
     let s = seq;
     let e = seqAdd(seq, len);
@@ -73,7 +76,7 @@ export class ReceiveQueue {
       // The start is already held: keep only what goes beyond that segment.
       s = q[i]!.end;
       i++;
-      if (!seqLt(s, e)) return;
+      if (!seqLt(s, e)) return false;
     }
     // Drop held segments the new one covers entirely; stop at the first one it only overlaps.
     while (i < q.length && seqLeq(q[i]!.end, e) && seqLeq(s, q[i]!.seq)) {
@@ -83,13 +86,14 @@ export class ReceiveQueue {
       q.splice(i, 1);
     }
     if (i < q.length && seqLt(q[i]!.seq, e)) e = q[i]!.seq;
-    if (!seqLt(s, e)) return;
+    if (!seqLt(s, e)) return false;
     const off = from + seqDiff(s, seq);
-    const bytes = data.slice(off, off + seqDiff(e, s));
+    const bytes = data.subarray(off, off + seqDiff(e, s));
     const charge = receivedTruesize(bytes.length, gsoSize);
     q.splice(i, 0, { seq: s, end: e, bytes, charge });
     this.oooBytes += bytes.length;
     this.charge += charge;
+    return true;
   }
 
   /**

@@ -4,6 +4,7 @@
 // (__tcp_ack_snd_check) and GRO batches. In-order data reaches the application after the ACK
 // decision, as the kernel queues it for a reader that runs later.
 
+import { consumeSkb } from "../../skb/buffer-pool.js";
 import { processAck } from "./ack.js";
 import { acceptSynAck, establish } from "./open.js";
 import { receivedTruesize } from "./receive-queue.js";
@@ -180,7 +181,7 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
       }
     } else if (n > 0) {
       counters.outOfOrder++;
-      sock.rq.addOutOfOrder(seq, seg.data, from, n, seg.gsoSize);
+      if (sock.rq.addOutOfOrder(seq, seg.data, from, n, seg.gsoSize)) sock.stack.payloadKept = true;
       sock.ackPending = true;
       sock.ackNow = true;
     }
@@ -266,6 +267,7 @@ function deliverPending(sock: TcpSocket): void {
       }
     }
     sock.pendingCharge = 0;
+    releasePendingSkbs(sock);
     if (sock.state !== TcpState.CLOSED) windowUpdateAfterRead(sock, before);
   }
   if (sock.finReceived && !sock.endNotified && sock.state !== TcpState.CLOSED) {
@@ -274,6 +276,13 @@ function deliverPending(sock: TcpSocket): void {
     // Both directions are finished once our FIN was acknowledged too.
     if (sock.state === TcpState.TIME_WAIT) sock.notifyClose(null);
   }
+}
+
+/** The packets behind views just handed over are consumed: their buffers go back to the pool. */
+function releasePendingSkbs(sock: TcpSocket): void {
+  const skbs = sock.pendingSkbs;
+  for (let i = 0; i < skbs.length; i++) consumeSkb(skbs[i]!);
+  skbs.length = 0;
 }
 
 /**

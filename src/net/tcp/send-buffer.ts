@@ -1,62 +1,141 @@
-// The send queue's bytes: a growable ring holding everything from snd_una on (sent but not yet
-// acknowledged, then not yet sent). Offsets are relative to snd_una; the ring grows by doubling.
+// The send queue's bytes: everything from snd_una on (sent but not yet acknowledged, then not yet
+// sent), as a ring of chunks. A chunk either owns its bytes (send(): copied into a pooled 64 KB
+// page, as the kernel copies into skb page frags) or borrows the application's buffer without a
+// copy (sendZeroCopy(): MSG_ZEROCOPY / sendfile-like, the buffer must not change meanwhile).
+// Offsets are relative to snd_una; acknowledged bytes are released from the front.
+
+import { packetBuffers } from "../../skb/buffer-pool.js";
+
+/** Bytes per owned page. */
+const PAGE_BYTES = 65536;
 
 export class SendBuffer {
-  private buf: Uint8Array;
-  private start = 0;
+  private cap = 16;
+  private first = 0;
+  private count = 0;
+  private bufs: Uint8Array[] = new Array<Uint8Array>(16);
+  private offs = new Int32Array(16);
+  private lens = new Int32Array(16);
+  /** 1 = the chunk's buffer is an owned page (recycled when the chunk is released). */
+  private owned = new Uint8Array(16);
+  /** Lookup hint for copyOut: the hintIdx-th chunk from the front starts hintAt bytes after the front. */
+  private hintIdx = 0;
+  private hintAt = 0;
   /** Bytes held (acknowledged bytes are released from the front). */
   length = 0;
 
-  constructor(initialCapacity = 16384) {
-    this.buf = new Uint8Array(initialCapacity);
-  }
-
-  /** Appends bytes[from, from+n). */
+  /** Appends a copy of bytes[from, from+n). */
   append(bytes: Uint8Array, from: number, n: number): void {
-    this.reserve(this.length + n);
-    const cap = this.buf.length;
-    let at = (this.start + this.length) % cap;
-    let left = n;
     let src = from;
+    let left = n;
     while (left > 0) {
-      const chunk = Math.min(left, cap - at);
-      this.buf.set(bytes.subarray(src, src + chunk), at);
+      let s = this.count > 0 ? this.slot(this.count - 1) : -1;
+      if (s < 0 || this.owned[s] === 0 || this.offs[s]! + this.lens[s]! === PAGE_BYTES) {
+        this.push(packetBuffers.acquire(PAGE_BYTES), 0, 0, 1);
+        s = this.slot(this.count - 1);
+      }
+      const at = this.offs[s]! + this.lens[s]!;
+      const chunk = Math.min(left, PAGE_BYTES - at);
+      this.bufs[s]!.set(bytes.subarray(src, src + chunk), at);
+      this.lens[s] = this.lens[s]! + chunk;
       src += chunk;
       left -= chunk;
-      at = (at + chunk) % cap;
     }
+    this.length += n;
+  }
+
+  /** Appends bytes[from, from+n) by reference: the caller keeps them unchanged while the connection lives. */
+  appendShared(bytes: Uint8Array, from: number, n: number): void {
+    if (n <= 0) return;
+    this.push(bytes, from, n, 0);
     this.length += n;
   }
 
   /** Copies n bytes starting `offset` bytes after the front into dest[destAt...]. */
   copyOut(offset: number, n: number, dest: Uint8Array, destAt: number): void {
-    const cap = this.buf.length;
-    let at = (this.start + offset) % cap;
+    let i = 0;
+    let start = 0;
+    if (offset >= this.hintAt && this.hintIdx < this.count) {
+      i = this.hintIdx;
+      start = this.hintAt;
+    }
+    let s = this.slot(i);
+    while (offset >= start + this.lens[s]!) {
+      start += this.lens[s]!;
+      s = this.slot(++i);
+    }
+    this.hintIdx = i;
+    this.hintAt = start;
+    let within = offset - start;
     let left = n;
     let d = destAt;
-    while (left > 0) {
-      const chunk = Math.min(left, cap - at);
-      dest.set(this.buf.subarray(at, at + chunk), d);
+    for (;;) {
+      const from = this.offs[s]! + within;
+      const chunk = Math.min(left, this.lens[s]! - within);
+      dest.set(this.bufs[s]!.subarray(from, from + chunk), d);
       d += chunk;
       left -= chunk;
-      at = 0;
+      if (left === 0) return;
+      within = 0;
+      s = this.slot(++i);
     }
   }
 
   /** Drops n acknowledged bytes from the front. */
   release(n: number): void {
-    const k = Math.min(n, this.length);
-    this.start = (this.start + k) % this.buf.length;
-    this.length -= k;
+    let left = Math.min(n, this.length);
+    this.length -= left;
+    while (left > 0) {
+      const s = this.first;
+      const len = this.lens[s]!;
+      const take = Math.min(left, len);
+      // The hinted chunk keeps its place unless it is the front one, which always starts at 0.
+      if (this.hintIdx > 0) this.hintAt -= take;
+      if (take < len) {
+        this.offs[s] = this.offs[s]! + take;
+        this.lens[s] = len - take;
+        return;
+      }
+      left -= take;
+      if (this.hintIdx > 0) this.hintIdx--;
+      if (this.owned[s] === 1) packetBuffers.release(this.bufs[s]!);
+      this.first = (s + 1) & (this.cap - 1);
+      this.count--;
+    }
   }
 
-  private reserve(need: number): void {
-    if (need <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < need) cap *= 2;
-    const next = new Uint8Array(cap);
-    this.copyOut(0, this.length, next, 0);
-    this.buf = next;
-    this.start = 0;
+  /** Ring slot of the i-th chunk from the front. */
+  private slot(i: number): number {
+    return (this.first + i) & (this.cap - 1);
+  }
+
+  private push(buf: Uint8Array, off: number, len: number, owned: number): void {
+    if (this.count === this.cap) this.grow();
+    const s = this.slot(this.count++);
+    this.bufs[s] = buf;
+    this.offs[s] = off;
+    this.lens[s] = len;
+    this.owned[s] = owned;
+  }
+
+  private grow(): void {
+    const cap = this.cap * 2;
+    const bufs = new Array<Uint8Array>(cap);
+    const offs = new Int32Array(cap);
+    const lens = new Int32Array(cap);
+    const owned = new Uint8Array(cap);
+    for (let i = 0; i < this.count; i++) {
+      const s = this.slot(i);
+      bufs[i] = this.bufs[s]!;
+      offs[i] = this.offs[s]!;
+      lens[i] = this.lens[s]!;
+      owned[i] = this.owned[s]!;
+    }
+    this.bufs = bufs;
+    this.offs = offs;
+    this.lens = lens;
+    this.owned = owned;
+    this.cap = cap;
+    this.first = 0;
   }
 }

@@ -3,6 +3,7 @@
 // tx.ts (output), rx.ts (arrivals), ack.ts (the sender's ACK/SACK/recovery processing) and
 // timers.ts; they read and write the fields here, which are internal to src/net/tcp.
 
+import type { SkBuff } from "../../skb/skbuff.js";
 import { createCongestionControl, INFINITE_SSTHRESH, type CcHost, type CongestionControl } from "./cc/index.js";
 import { IPV4_HEADER, SNDBUF_PER_MSS, TCP_HEADER, TCP_MSS_DEFAULT, TCP_TIMEOUT_INIT_NS, TS_ALIGNED } from "./constants.js";
 import { ReceiveQueue } from "./receive-queue.js";
@@ -176,6 +177,8 @@ export class TcpSocket implements CcHost {
   readonly pendingData: Uint8Array[] = [];
   pendingCount = 0;
   pendingCharge = 0;
+  /** Packets whose buffers those views (may) point into, recycled once the views were handed over. */
+  readonly pendingSkbs: SkBuff[] = [];
   /** Delayed-ACK machinery (icsk_ack). */
   quickAcks = 0;
   ackPending = false;
@@ -258,12 +261,26 @@ export class TcpSocket implements CcHost {
     return Math.max(0, this.sndbuf - this.sendBuffer.length);
   }
 
-  /** Queues bytes[from, from+length) for sending; returns how many were accepted (0 when the buffer is full). */
+  /** Queues a copy of bytes[from, from+length) for sending; returns how many were accepted (0 when the buffer is full). */
   send(bytes: Uint8Array, from = 0, length = bytes.length - from): number {
+    return this.queue(bytes, from, length, false);
+  }
+
+  /**
+   * send() without the copy (MSG_ZEROCOPY, sendfile): the send queue keeps a reference to the bytes,
+   * so the caller must never change them while the connection lives (there are no completion
+   * notifications). What goes on the wire is the same as with send().
+   */
+  sendZeroCopy(bytes: Uint8Array, from = 0, length = bytes.length - from): number {
+    return this.queue(bytes, from, length, true);
+  }
+
+  private queue(bytes: Uint8Array, from: number, length: number, shared: boolean): number {
     if (!this.canSend()) return 0;
     const n = Math.min(length, Math.max(0, this.sndbuf - this.sendBuffer.length));
     if (n > 0) {
-      this.sendBuffer.append(bytes, from, n);
+      if (shared) this.sendBuffer.appendShared(bytes, from, n);
+      else this.sendBuffer.append(bytes, from, n);
       if (this.state !== TcpState.SYN_SENT && this.state !== TcpState.SYN_RECEIVED) pushPending(this);
     }
     this.wantWritable = n < length;

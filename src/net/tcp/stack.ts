@@ -4,6 +4,7 @@
 // __inet_hash_connect does: per-destination offset, even ports first, step 2), and turns ICMP
 // errors into connection errors or path-MTU updates.
 
+import { consumeSkb } from "../../skb/buffer-pool.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import { formatIPv4 } from "../../util/ip.js";
 import type { SeededRng } from "../../util/rng.js";
@@ -64,6 +65,13 @@ export class TcpStack {
   private readonly handler = (skb: SkBuff, info: SocketInfo): void => this.input(skb, info);
   private curSkb: SkBuff | null = null;
   private curInfo: SocketInfo | null = null;
+  /** The connection the segment being processed went to, null for a listener or none. */
+  private curSock: TcpSocket | null = null;
+  /**
+   * Set while processing a segment when its payload is kept by reference beyond the call (the
+   * out-of-order queue); then its buffer is not recycled.
+   */
+  payloadKept = false;
 
   private constructor(readonly ns: NetNamespace) {
     this.world = ns.world;
@@ -194,15 +202,25 @@ export class TcpStack {
     seg.gsoSegs = skb.gsoSize !== 0 && skb.gsoSegs > 1 ? skb.gsoSegs : 1;
     this.curSkb = skb;
     this.curInfo = info;
+    this.curSock = null;
+    this.payloadKept = false;
     this.dispatch(seg, info);
     this.curSkb = null;
     this.curInfo = null;
+    // The socket is the skb's last holder: its buffer is recycled now, or once an open GRO batch has
+    // handed its in-order payload to the application; never when the out-of-order queue keeps a view.
+    const sock = this.curSock as TcpSocket | null;
+    this.curSock = null;
+    if (this.payloadKept) return;
+    if (sock !== null && sock.pendingCount > 0 && !sock.closed) sock.pendingSkbs.push(skb);
+    else consumeSkb(skb);
   }
 
   private dispatch(seg: Segment, info: SocketInfo): void {
     const binding = this.ports.get(info.dstPort);
     const sock = binding?.conns.get(remoteKey(info.src, info.srcPort));
     if (sock !== undefined && sock.localAddr === info.dst) {
+      this.curSock = sock;
       this.counters.rxSegments += seg.gsoSegs;
       groAdmit(sock, seg);
       segmentArrived(sock, seg);

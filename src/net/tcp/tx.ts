@@ -5,9 +5,10 @@
 
 import { TracePoint } from "../../../datapath/reasons.js";
 import { write16, write32 } from "../../wire/bytes.js";
-import { GsoType } from "../../skb/skbuff.js";
+import { packetBuffers } from "../../skb/buffer-pool.js";
+import { DEFAULT_HEADROOM, GsoType, SkBuff } from "../../skb/skbuff.js";
 import { foldSum, pseudoHeaderSumV4, setL4ChecksumV4 } from "../../wire/checksum.js";
-import { IPPROTO_TCP, IP_DF, newPacket, newPacketFilled, writeIpv4Header } from "../stack/ip-packet.js";
+import { IPPROTO_TCP, IP_DF, writeIpv4Header } from "../stack/ip-packet.js";
 import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
 import { Sacked } from "./rtx-queue.js";
@@ -44,7 +45,9 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
     : 0;
   const optLen = syn !== null ? synOptionsLength(syn) : dataOptionsLength(sock.tsOk, sackBlocks);
   const tcpLen = TCP_HEADER + optLen + dataLen;
-  const skb = segs > 1 ? newPacketFilled(world, IPV4_HEADER + tcpLen) : newPacket(world, IPV4_HEADER + tcpLen);
+  // A recycled buffer (the receiving socket hands it back): every byte from head on is written below.
+  const end = DEFAULT_HEADROOM + IPV4_HEADER + tcpLen;
+  const skb = new SkBuff(world.ledger.admit(), packetBuffers.acquire(end), DEFAULT_HEADROOM, end);
   const b = skb.data;
   const ip = skb.head;
   writeIpv4Header(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
@@ -58,7 +61,7 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   b[t + 13] = flags;
   const window = syn !== null ? Math.min(sock.rcvWnd, U16_MAX) : selectWindow(sock);
   write16(b, t + 14, window);
-  write16(b, t + 18, 0); // urgent pointer (a super-packet's buffer is not pre-zeroed)
+  write16(b, t + 18, 0); // urgent pointer
   if (syn !== null) writeSynOptions(b, t + TCP_HEADER, syn);
   else if (optLen > 0) writeDataOptions(b, t + TCP_HEADER, sock.tsOk, tsNow(sock), sock.tsRecent, sackBlocks, sackLeft, sackRight);
   if (dataLen > 0) sock.sendBuffer.copyOut(seqDiff(seq, sock.dataBase), dataLen, b, t + TCP_HEADER + optLen);

@@ -7,6 +7,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parseIPv4, ipv4InPrefix } from "../../../src/util/ip.js";
 import { buildSeedLab, exec } from "./lab-cluster.js";
+import { TcpStack } from "../../../src/net/tcp/index.js";
+import { decodeDns, DnsClass, DnsType, encodeDns, QUERY_FLAGS } from "../../../src/cluster/workloads/dns/message.js";
+import { formatIPv4 } from "../../../src/util/ip.js";
 
 const DNS_IP = "10.96.0.10";
 
@@ -60,6 +63,40 @@ describe("cluster DNS add-on", () => {
     const ip = rt.store.get("Service", "web", "late")!.spec!.clusterIP!;
     const hit = exec(rt, "cyh/test", "nslookup", "late.web.svc.cluster.local");
     assert.equal(hit.stdout.at(-2), `Address: ${ip}`);
+  });
+
+  it("DNS over TCP to the kube-dns ClusterIP: a 2-byte length, then the message (RFC 1035 4.2.2), twice on one connection", () => {
+    const answers: string[] = [];
+    const query = (id: number): Uint8Array => {
+      const m = encodeDns({ id, flags: QUERY_FLAGS, questions: [{ name: "web1.web.svc.cluster.local", type: DnsType.A, class: DnsClass.IN }], answers: [], authority: [], additional: [] });
+      const framed = new Uint8Array(m.length + 2);
+      framed[0] = m.length >> 8;
+      framed[1] = m.length & 0xff;
+      framed.set(m, 2);
+      return framed;
+    };
+    let got = new Uint8Array(0);
+    const r = TcpStack.of(rt.pod("web/test")!.ns).connect(parseIPv4(DNS_IP)!, 53, {
+      onConnect: (s) => {
+        const two = new Uint8Array([...query(7), ...query(8)]);
+        s.send(two);
+      },
+      onData: (s, data) => {
+        got = new Uint8Array([...got, ...data]);
+        while (got.length >= 2 && got.length >= 2 + ((got[0]! << 8) | got[1]!)) {
+          const len = (got[0]! << 8) | got[1]!;
+          const m = decodeDns(got.subarray(2, 2 + len));
+          assert.ok(m.ok);
+          const a = m.value.answers[0]?.data;
+          answers.push(`${m.value.id} ${a?.kind === "a" ? formatIPv4(a.address) : "-"}`);
+          got = got.slice(2 + len);
+        }
+        if (answers.length === 2) s.close();
+      },
+    });
+    assert.ok(r.ok);
+    rt.runFor(2e9);
+    assert.deepEqual(answers, [`7 ${web1Svc}`, `8 ${web1Svc}`]);
   });
 
   it("requestsServed counts the DNS queries the coredns pods answered", () => {

@@ -125,3 +125,17 @@ test("by name: the pod resolver finds the service, an unknown name is curl's err
   assert.equal(missing.kind, "dns");
   if (missing.kind === "dns") assert.equal(missing.message, "wget: bad address 'nothing'");
 });
+
+test("the access log: one line per answered request in nginx's `combined` format, with the address the socket saw", () => {
+  const t = vethPair();
+  const server = new HttpServer(t.b, { body: "Hello web1\n" });
+  unwrap(server.start());
+  get(t, { host: "10.9.0.2" });
+  get(t, { host: "10.9.0.2", path: "/missing", tool: HttpTool.WGET });
+  // log_format combined '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent
+  // "$http_referer" "$http_user_agent"' (nginx's ngx_http_log_module documentation); no user and no
+  // referer are logged as "-"; $body_bytes_sent counts the body only.
+  assert.equal(server.accessLog.length, 2);
+  assert.match(server.accessLog[0]!, /^10\.9\.0\.1 - - \[01\/Jan\/2025:00:00:00 \+0000\] "GET \/ HTTP\/1\.1" 200 11 "-" "curl\/[0-9.]+"$/);
+  assert.match(server.accessLog[1]!, /^10\.9\.0\.1 - - \[01\/Jan\/2025:00:0\d:\d\d \+0000\] "GET \/missing HTTP\/1\.1" 404 \d+ "-" "Wget"$/);
+});

@@ -2,12 +2,15 @@
 // answers 200 with nginx's headers and the configured body (nginx's welcome page by default), or with
 // the file at the path from a document root (a container's /usr/share/nginx/html); other paths 404
 // and other methods 405, with nginx's error pages. HTTP/1.1 keep-alive (closed after keepalive_timeout,
-// 75 s) unless the client asks for "Connection: close", when nginx closes first.
+// 75 s) unless the client asks for "Connection: close", when nginx closes first. Every answered request
+// is written to the access log in nginx's default `combined` format (the image sends it to stdout, so
+// it is what `kubectl logs` shows), the client address being the one the server's socket saw.
 
 import type { NetNamespace } from "../../../net/stack/index.js";
 import { TcpStack, type TcpErrorInfo, type TcpListener, type TcpSocket } from "../../../net/tcp/index.js";
 import type { Result } from "../../../util/result.js";
-import { DEFAULT_EPOCH_MS, httpDate } from "../sim-clock.js";
+import { formatIPv4 } from "../../../util/ip.js";
+import { DEFAULT_EPOCH_MS, httpDate, nginxLocalTime } from "../sim-clock.js";
 import { NGINX_VERSION, NGINX_WELCOME_PAGE, nginxErrorPage } from "./nginx-pages.js";
 import { header, HeadReader, type HttpHead } from "./parse.js";
 import { TcpWriter } from "../tcp-writer.js";
@@ -37,8 +40,20 @@ export interface HttpServerStats {
 
 const encoder = new TextEncoder();
 
+/** Access-log lines kept (the oldest are dropped first, as a rotated log would lose them). */
+const ACCESS_LOG_LINES = 1000;
+
+/** One request as the access log records it. */
+interface LoggedRequest {
+  readonly sock: TcpSocket;
+  readonly head: HttpHead;
+}
+
 export class HttpServer {
   readonly stats: HttpServerStats = { connections: 0, requests: 0, byStatus: new Map() };
+  /** nginx's access log, `combined` format, the most recent ACCESS_LOG_LINES lines. */
+  readonly accessLog: string[] = [];
+  private current: LoggedRequest | null = null;
   private listener: TcpListener | null = null;
   private readonly body: Uint8Array;
   private readonly version: string;
@@ -95,7 +110,9 @@ export class HttpServer {
             out.close();
             return;
           }
+          this.current = { sock: s, head: r.head };
           const close = this.handle(out, r.head);
+          this.current = null;
           if (close) {
             if (idle !== 0) sim.cancel(idle);
             out.close();
@@ -140,7 +157,7 @@ export class HttpServer {
       `ETag: "${mtimeSec.toString(16)}-${body.length.toString(16)}"`,
       "Accept-Ranges: bytes",
     ];
-    this.count(200);
+    this.count(200, method === "HEAD" ? 0 : body.length);
     this.write(sock, lines, method === "HEAD" ? null : body);
     return close;
   }
@@ -163,13 +180,21 @@ export class HttpServer {
       `Content-Length: ${page.length}`,
       `Connection: ${close ? "close" : "keep-alive"}`,
     ];
-    this.count(status);
+    this.count(status, headOnly ? 0 : page.length);
     this.write(sock, lines, headOnly ? null : page);
     return false;
   }
 
-  private count(status: number): void {
+  private count(status: number, bodyBytes: number): void {
     this.stats.byStatus.set(status, (this.stats.byStatus.get(status) ?? 0) + 1);
+    const req = this.current;
+    if (req === null) return;
+    const [method, target, version] = req.head.startLine;
+    const quoted = (v: string | undefined): string => (v === undefined || v === "" ? "-" : v.replace(/["\\]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase()}`));
+    const when = nginxLocalTime(this.ns.world.sim.now, this.epochMs);
+    const line = `${formatIPv4(req.sock.remoteAddr)} - - [${when}] "${method} ${target} ${version}" ${status} ${bodyBytes} "${quoted(header(req.head, "referer"))}" "${quoted(header(req.head, "user-agent"))}"`;
+    if (this.accessLog.length >= ACCESS_LOG_LINES) this.accessLog.shift();
+    this.accessLog.push(line);
   }
 
   private write(sock: TcpWriter, lines: string[], body: Uint8Array | null): void {

@@ -1,0 +1,63 @@
+// Recycled packet buffers (Linux's page pool, in spirit): packet data for senders that write every
+// byte of it (TCP), handed back by the last holder once the packet is consumed. Fresh 64 KB
+// buffers cost page faults and GC work that dwarfed the copy itself; a recycled one is cache-hot.
+// Contents of an acquired buffer are unspecified: the caller must write every byte it will read.
+
+import type { SkBuff } from "./skbuff.js";
+
+/** Buffer sizes served (headroom included); larger requests get a fresh, unpooled buffer. */
+const CLASS_BYTES = [256, 2048, 16384, 65536 + 128] as const;
+/** Free buffers kept per class (beyond that, released buffers go to the garbage collector). */
+const CLASS_KEEP = [4096, 2048, 1024, 512] as const;
+
+export class PacketBufferPool {
+  private readonly free: ArrayBuffer[][] = CLASS_BYTES.map(() => []);
+  /** Buffers handed out and not yet released, with their class: guards against foreign or double release. */
+  private readonly out = new WeakMap<ArrayBuffer, number>();
+  /** Test hook: fill released buffers with this byte (-1 = off), so a reader of stale bytes shows. */
+  poison = -1;
+
+  /** A view of exactly `length` bytes (contents unspecified) over a pooled buffer when one fits. */
+  acquire(length: number): Uint8Array {
+    const c = classOf(length);
+    if (c < 0) return new Uint8Array(length);
+    const ab = this.free[c]!.pop() ?? new ArrayBuffer(CLASS_BYTES[c]!);
+    this.out.set(ab, c);
+    return new Uint8Array(ab, 0, length);
+  }
+
+  /**
+   * Gives back the buffer behind `view` (from acquire): only the buffer's last holder may call this,
+   * and nothing may read the view afterwards. Views of other buffers are ignored.
+   */
+  release(view: Uint8Array): void {
+    const ab = view.buffer as ArrayBuffer;
+    const c = this.out.get(ab);
+    if (c === undefined) return;
+    this.out.delete(ab);
+    if (this.poison >= 0) new Uint8Array(ab).fill(this.poison);
+    const list = this.free[c]!;
+    if (list.length < CLASS_KEEP[c]!) list.push(ab);
+  }
+}
+
+function classOf(length: number): number {
+  for (let c = 0; c < CLASS_BYTES.length; c++) if (length <= CLASS_BYTES[c]!) return c;
+  return -1;
+}
+
+/** The process-wide pool packet senders and the sockets consuming their packets share. */
+export const packetBuffers = new PacketBufferPool();
+
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * consume_skb for the packet's last holder (the socket that took its payload): recycles its buffer
+ * and leaves the SkBuff empty, so a stale use reads nothing rather than another packet's bytes.
+ */
+export function consumeSkb(skb: SkBuff, pool: PacketBufferPool = packetBuffers): void {
+  pool.release(skb.data);
+  skb.data = NO_BYTES;
+  skb.head = 0;
+  skb.tail = 0;
+}
