@@ -24,12 +24,16 @@ export interface NetworkLabOptions {
   readonly epochMs?: number;
 }
 
-/** `kubectl exec` through a running network: the command runs in the pod's container. */
+/** `kubectl exec` through a running network (the command runs in the pod's container) and `kubectl logs` (its stdout). */
 export function networkExtensions(runtime: ClusterRuntime): LabExtensions {
   return {
     exec: ({ pod, container, argv }) => {
       const key = `${pod.metadata.namespace ?? "default"}/${pod.metadata.name}`;
       return execInPod(runtime, key, container === "" ? undefined : container, argv);
+    },
+    logs: ({ pod, tail }) => {
+      const lines = runtime.workloads.logs(`${pod.metadata.namespace ?? "default"}/${pod.metadata.name}`);
+      return { stdout: tail < 0 ? lines : lines.slice(Math.max(0, lines.length - tail)), stderr: [], exitCode: 0 };
     },
   };
 }

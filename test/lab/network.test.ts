@@ -43,6 +43,15 @@ test("the seed's network preparation runs with kubectl exec through the emulated
     "'index.html' saved",
   ]);
   assert.deepEqual(step("curl -s web1").stdout, ["Hello web1"]);
+  // nginx's access log (combined format) as `kubectl logs`: the three clients by their pod addresses.
+  const podIp = (ns: string, name: string): string => cluster.store.get("Pod", ns, name)!.status!.podIP!;
+  const logged = step("kubectl logs web1").stdout.map((l) => [l.split(" ")[0], /"GET (\S+) HTTP\/1\.1" 200 11 "-" "(Wget|curl\/[0-9.]+)"$/.exec(l)?.[2]]);
+  assert.deepEqual(logged, [
+    [podIp("cyh", "test"), "Wget"],
+    [podIp("web", "test"), "Wget"],
+    [podIp("web", "web2"), logged[2]![1]],
+  ]);
+  assert.match(logged[2]![1] ?? "", /^curl\//);
   const dns = runtime.store.list("Pod", { namespace: "kube-system" });
   assert.equal(dns.length, 2, "the coredns Deployment was expanded by the lab's controllers");
   assert.ok(dns.every((p) => p.status?.phase === "Running" && runtime.pod(`kube-system/${p.metadata.name}`) !== undefined));

@@ -5,7 +5,7 @@ import { describe } from "./describe-command.js";
 import { usage, type CommandResult, type KubectlEnv } from "./env.js";
 import { get } from "./get.js";
 import { label } from "./label.js";
-import { config, exec, top, version } from "./misc.js";
+import { config, exec, logs, top, version } from "./misc.js";
 import { cordon, drain } from "./nodes.js";
 import { taint } from "./taint.js";
 import { rollout, scale } from "./workloads.js";
@@ -29,6 +29,7 @@ const VERBS: Readonly<Record<string, Verb>> = {
   rollout,
   config,
   exec,
+  logs,
   top,
   version,
 };

@@ -1,5 +1,5 @@
-// kubectl config set-context --current --namespace, kubectl exec and kubectl top (through the
-// lab's extensions), kubectl version.
+// kubectl config set-context --current --namespace, kubectl exec, logs and top (through the lab's
+// extensions), kubectl version.
 import { NOT_AVAILABLE } from "../extensions.js";
 import { done, failed, kubectlError, namespaceOf, serverError, usage, type CommandResult, type KubectlEnv } from "./env.js";
 import { flagBool, flagString, parseFlags } from "./flags.js";
@@ -47,6 +47,29 @@ export function exec(env: KubectlEnv, words: readonly string[]): CommandResult {
   for (const l of r.stdout) env.io.out(l);
   for (const l of r.stderr) env.io.err(l);
   if (r.exitCode !== 0) env.io.err(`command terminated with exit code ${r.exitCode}`);
+  return r.exitCode === 0 ? done : failed;
+}
+
+export function logs(env: KubectlEnv, words: readonly string[]): CommandResult {
+  const parsed = parseFlags(words, { container: { kind: "string", short: "c" }, tail: { kind: "string" } });
+  if (!parsed.ok) return usage(parsed.error);
+  const p = parsed.value;
+  const [target] = p.args;
+  if (target === undefined) return usage("expected POD or TYPE/NAME is a required argument for the logs command");
+  const name = target.startsWith("pod/") ? target.slice(4) : target;
+  const tailText = flagString(p, "tail") ?? "-1";
+  const tail = Number(tailText);
+  if (!Number.isInteger(tail)) return usage(`invalid argument "${tailText}" for "--tail" flag: strconv.ParseInt: parsing "${tailText}": invalid syntax`);
+  const pod = env.cluster.store.get("Pod", namespaceOf(env, p), name);
+  if (pod === undefined) return serverError(env, "NotFound", `pods "${name}" not found`);
+  const container = flagString(p, "container") ?? pod.spec?.containers[0]?.name ?? "";
+  if (env.extensions.logs === undefined) {
+    env.io.err(NOT_AVAILABLE.logs);
+    return failed;
+  }
+  const r = env.extensions.logs({ cluster: env.cluster, pod, container, tail });
+  for (const l of r.stdout) env.io.out(l);
+  for (const l of r.stderr) env.io.err(l);
   return r.exitCode === 0 ? done : failed;
 }
 
