@@ -2,7 +2,8 @@
 // one connection attempt (TCP, UDP datagram and reply, SCTP association, ICMP echo) (devices, hooks, NAT and encapsulation notes), the verdict, and drop explanations.
 import type { Command } from "commander";
 import { PROBE_TIMEOUT_NS } from "../../cluster/probe/outcome.js";
-import { formatTracePath, formatTuple, parseTraceTarget, tracePath, type TracePath } from "../../cluster/trace-path.js";
+import { formatTracePath, parseTraceTarget, tracePath, type TracePath } from "../../cluster/trace-path.js";
+import { dropJson, hopJson } from "../../cluster/trace-json.js";
 import { formatIPv4 } from "../../util/ip.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
 import { buildForCommand } from "./reach.js";
@@ -50,28 +51,7 @@ function traceJson(p: TracePath): object {
     to: { name: p.to.label, address: formatIPv4(p.to.addr), port: p.to.port, protocol: p.to.protocol ?? "TCP" },
     verdict: p.outcome,
     notes: p.notes ?? [],
-    hops: p.hops.map((h) => ({
-      time: h.time,
-      packet: h.packetId,
-      node: h.node,
-      device: h.device,
-      hook: h.hook,
-      tuple: formatTuple(h.tuple),
-      ...(h.outer !== undefined ? { outer: formatTuple(h.outer) } : {}),
-      note: h.note,
-    })),
-    drops: p.drops.map(({ record: r, reasonName }) => ({
-      time: r.time,
-      packet: r.packetId,
-      node: r.node,
-      device: r.device,
-      hook: r.hook,
-      reason: r.reason,
-      reasonName,
-      site: r.site,
-      before: formatTuple(r.before),
-      after: formatTuple(r.after),
-      ...(r.explanation !== undefined ? { explanation: r.explanation } : {}),
-    })),
+    hops: p.hops.map(hopJson),
+    drops: p.drops.map(({ record, reasonName }) => dropJson(record, reasonName)),
   };
 }

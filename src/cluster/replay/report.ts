@@ -1,6 +1,7 @@
 // The replay report as text lines (drop traces through `cnisim trace`'s formatter) and as the stable JSON
 // document of `cnisim replay -o json` (shape documented in src/cluster/README.md).
 import { formatTracePath, formatTuple, type TracePath } from "../trace-path.js";
+import { dropJson, hopJson } from "../trace-json.js";
 import { formatIPv4 } from "../../util/ip.js";
 import type { ReplayDropTrace } from "./drop-collector.js";
 import type { ReplayReport } from "./replay.js";
@@ -74,26 +75,7 @@ function traceJson(tr: ReplayDropTrace): object {
   return {
     packet: r.packetId,
     capture: tr.origin,
-    hops: tr.hops.map((h) => ({
-      time: h.time,
-      node: h.node,
-      device: h.device,
-      hook: h.hook,
-      tuple: formatTuple(h.tuple),
-      ...(h.outer !== undefined ? { outer: formatTuple(h.outer) } : {}),
-      note: h.note,
-    })),
-    drop: {
-      time: r.time,
-      node: r.node,
-      device: r.device,
-      hook: r.hook,
-      reason: r.reason,
-      reasonName: tr.reasonName,
-      site: r.site,
-      before: formatTuple(r.before),
-      after: formatTuple(r.after),
-      ...(r.explanation !== undefined ? { explanation: r.explanation } : {}),
-    },
+    hops: tr.hops.map(hopJson),
+    drop: dropJson(r, tr.reasonName),
   };
 }

@@ -19,7 +19,7 @@ import { emitIcmp, icmpEchoRest } from "../../../src/wire/icmp.js";
 import { emitIpv4 } from "../../../src/wire/ipv4.js";
 import { emitTcp } from "../../../src/wire/tcp.js";
 import { emitUdp } from "../../../src/wire/udp.js";
-import { crc32c } from "../../../src/net/netfilter/nat/crc32c.js";
+import { crc32c } from "../../../src/wire/sctp.js";
 import { DatapathCtx, type DatapathProgram, type Verdict } from "../../../datapath/ctx.js";
 import { datapathConfig, type DatapathConfigInput } from "../../../datapath/lib/config.js";
 import { createDatapathMaps, type DatapathMaps } from "../../../datapath/lib/maps.js";

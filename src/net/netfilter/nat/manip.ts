@@ -6,7 +6,7 @@ import { read16, read32, write16, write32 } from "../../../wire/bytes.js";
 import { internetChecksum, verifyChecksum } from "../../../wire/checksum.js";
 import { IPPROTO_ICMP, IPPROTO_SCTP, IPPROTO_TCP, IPPROTO_UDP } from "../conntrack/conntrack.js";
 import { NatManip } from "../hooks.js";
-import { crc32c } from "./crc32c.js";
+import { crc32c } from "../../../wire/sctp.js";
 import { csumReplace2, csumReplace4 } from "./csum.js";
 
 function isIcmpQuery(type: number): boolean {
