@@ -10,25 +10,23 @@ import { udpPayloadBytes } from "../net/udp-socket.js";
 
 /**
  * Adds the work of `namespaces` to `w` (which must start empty: the checksum correction applies to
- * everything collected). With `offload` (ethtool's defaults on a NIC such as i40e):
+ * everything collected).
  * - `nicRx` is charged per wire frame, not per GRO-merged skb: the driver's descriptor, buffer and
- *   napi_gro_receive work runs once per frame before GRO merges them;
- * - no software checksum: the NIC verifies TCP checksums on receive (CHECKSUM_UNNECESSARY) and fills
- *   them in on transmit (CHECKSUM_PARTIAL survives veth and forwarding), and a VXLAN outer UDP
- *   checksum is derived from the inner pseudo-header by local checksum offload without reading the
- *   payload (kernel Documentation/networking/checksum-offloads.rst, "LCO").
- * UDP payload bytes sent and received through sockets are charged as `copy` (the sendto/recvfrom copy).
+ *   napi_gro_receive work runs once per frame before GRO merges them.
+ * - With `offload` (ethtool's defaults on a NIC such as i40e) nothing is checksummed in software: the
+ *   NIC verifies TCP checksums on receive (CHECKSUM_UNNECESSARY) and fills them in on transmit
+ *   (CHECKSUM_PARTIAL survives veth and forwarding), and a VXLAN outer UDP checksum is derived from
+ *   the inner pseudo-header by local checksum offload without reading the payload (kernel
+ *   Documentation/networking/checksum-offloads.rst, "LCO").
+ * - UDP payload bytes sent and received through sockets are charged as `copy` (sendto / recvfrom).
  */
 export function collectSide(namespaces: readonly NetNamespace[], w: Work, offload: boolean): void {
   for (const ns of namespaces) {
     collectNamespace(ns, w, TcpStack.of(ns).counters);
     const udp = udpPayloadBytes(ns);
     w.add(STEP.copy, 0, udp.sent + udp.received);
-    if (!offload) continue;
     for (const dev of ns.devicesInOrder()) {
-      if (dev.kind !== DeviceKind.ETHERNET) continue;
-      const s = dev.stats;
-      w.add(STEP.nicRx, s.rxGroSegments - s.rxGroPackets);
+      if (dev.kind === DeviceKind.ETHERNET) w.add(STEP.nicRx, dev.stats.rxGroSegments - dev.stats.rxGroPackets);
     }
   }
   if (offload) w.add(STEP.checksum, 0, -w.bytes("checksum"));

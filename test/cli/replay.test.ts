@@ -83,7 +83,7 @@ describe("cnisim replay (child process)", () => {
     assert.doesNotMatch(r.stderr, /replay \[|\r/);
   });
 
-  it("exit codes: 2 for an unknown point, 1 for a missing or unreadable capture", () => {
+  it("exit codes: 2 for an unknown point, 1 for a missing or unreadable capture or an --out that cannot be made", () => {
     const unknown = cnisim(["--pcap", pcap, "--inject", "web/nope"]);
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /--inject web\/nope: no pod "web\/nope"/);
@@ -98,6 +98,10 @@ describe("cnisim replay (child process)", () => {
     assert.match(corrupt.stderr, /could not be read to its end/);
     const badTiming = cnisim(["--pcap", pcap, "--inject", "cyh/test", "--timing", "slow"]);
     assert.equal(badTiming.status, 2);
+    // /proc takes no new directories: a plain mkdir fails at once (Node's recursive one would spin).
+    const unwritable = spawnSync(process.execPath, [main, "replay", "-f", ...labFiles(POLICY), "-n", "web", "--pcap", pcap, "--inject", "cyh/test", "--out", "/proc/cnisim-out/x"], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(unwritable.status, 1);
+    assert.match(unwritable.stderr, /--out \/proc\/cnisim-out\/x: ENOENT/);
   });
 
   it("a progress bar on stderr when it is a terminal and the capture is 1 MiB or more", { skip: hasScript ? false : "needs script(1) to give the child a terminal" }, async () => {

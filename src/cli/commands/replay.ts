@@ -1,7 +1,8 @@
 // `cnisim replay -f FILES --pcap FILE --inject POINT [--out DIR] [--timing original|fast] [-o text|json]`:
 // pushes every packet of a capture into the emulated cluster at one point, writes what each interface saw
 // as pcap files, and prints the ledger with the drops by reason and their first traces.
-import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { join } from "node:path";
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
@@ -82,7 +83,7 @@ async function run(o: ReplayCliOptions, ctx: CliContext): Promise<ExitCodeValue>
   const point: ReplayPoint = { label, device: device.value, direction: label.startsWith("node/") ? "receive" : "transmit" };
   if (o.out !== undefined) {
     try {
-      mkdirSync(o.out, { recursive: true });
+      makeDirectories(o.out);
     } catch (e) {
       return say(ctx, `--out ${o.out}: ${e instanceof Error ? e.message : String(e)}`, ExitCode.FAILURE);
     }
@@ -135,4 +136,16 @@ function progressBar(path: string): cliProgress.SingleBar | null {
 async function say(ctx: CliContext, message: string, code: ExitCodeValue): Promise<ExitCodeValue> {
   await ctx.err.line(`cnisim: ${message}`);
   return code;
+}
+
+/**
+ * `mkdir -p` one level at a time: Node 20's recursive mkdirSync never returns for a path under a
+ * filesystem that refuses new directories (e.g. /proc), where a plain mkdir fails with ENOENT at once.
+ */
+function makeDirectories(path: string): void {
+  const full = resolve(path);
+  const missing: string[] = [];
+  for (let p = full; !existsSync(p); p = dirname(p)) missing.unshift(p);
+  for (const p of missing) mkdirSync(p);
+  if (!statSync(full).isDirectory()) throw new Error(`not a directory`);
 }
