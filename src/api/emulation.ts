@@ -3,7 +3,9 @@
 // files, with the Cluster's cost model. The two keep separate stores and simulators, so this joins
 // them: the lab's kubelets take pod addresses from the CNI's IPAM, the lab's pods, policies,
 // namespaces and services are mirrored into the network's store (which wires pods as they start),
-// and both clocks advance in lockstep. Metrics-server scrapes on the network's clock.
+// and both clocks advance in lockstep. Metrics-server scrapes on the network's clock. What the network
+// build added on its own (the cluster DNS add-on: kube-dns Service, coredns Deployment) is handed to
+// the lab first, so the lab's controllers run it like any other workload.
 import { buildCluster, formatClusterError, type ClusterRuntime } from "../cluster/index.js";
 import type { Simulator } from "../engine/simulator.js";
 import { formatDiagnostic, loadFiles, type KindName, type KubeObject, type LoadResult, type ObjectStore } from "../k8s/index.js";
@@ -88,7 +90,20 @@ function waiter(lab: LabCluster, network: ClusterRuntime | null, advance: (ns: n
   };
 }
 
+/** Kinds of the objects the network build may add by itself (the DNS add-on) that the lab must run. */
+const ADDON_KINDS: readonly KindName[] = ["Service", "Deployment"];
+
+/** Gives the lab the add-on objects only the network's store has, before the network follows the lab. */
+function adoptAddons(lab: LabCluster, network: ClusterRuntime): void {
+  for (const kind of ADDON_KINDS) {
+    for (const o of network.store.list(kind)) {
+      if (lab.store.get(kind, o.metadata.namespace, o.metadata.name) === undefined) lab.store.apply(o);
+    }
+  }
+}
+
 function joined(lab: LabCluster, network: ClusterRuntime): Pick<Emulation, "advance" | "sync" | "close"> {
+  adoptAddons(lab, network);
   mirrorAll(lab.store, network.store);
   const unwatch = lab.store.watch((e) => {
     if (e.type === "deleted") network.store.delete(e.kind, e.old!.metadata.namespace, e.old!.metadata.name);

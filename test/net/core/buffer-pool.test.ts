@@ -1,0 +1,51 @@
+// The packet buffer pool: exact-length views over recycled buffers, reuse of what the last holder
+// released (most recent first), and no reuse of buffers it did not hand out or already got back.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { PacketBufferPool, consumeSkb } from "../../../src/skb/buffer-pool.js";
+import { DEFAULT_HEADROOM, SkBuff } from "../../../src/skb/skbuff.js";
+
+test("a released buffer is handed out again, most recent first; views have the asked length", () => {
+  const pool = new PacketBufferPool();
+  const a = pool.acquire(9128);
+  const b = pool.acquire(9000);
+  assert.equal(a.length, 9128);
+  assert.notEqual(a.buffer, b.buffer);
+  pool.release(a);
+  pool.release(b);
+  const c = pool.acquire(4000);
+  assert.equal(c.length, 4000);
+  assert.equal(c.buffer, b.buffer, "the last released buffer comes back first (cache-warm)");
+  assert.equal(pool.acquire(9100).buffer, a.buffer);
+});
+
+test("foreign views, second releases and oversize requests never put a buffer in two hands", () => {
+  const pool = new PacketBufferPool();
+  const foreign = new Uint8Array(1500);
+  pool.release(foreign);
+  const a = pool.acquire(1500);
+  assert.notEqual(a.buffer, foreign.buffer);
+  pool.release(a);
+  pool.release(a); // a second release of the same buffer is ignored
+  const x = pool.acquire(1500);
+  const y = pool.acquire(1500);
+  assert.notEqual(x.buffer, y.buffer);
+  const huge = pool.acquire(200_000);
+  assert.equal(huge.length, 200_000);
+  pool.release(huge);
+  assert.notEqual(pool.acquire(200_000).buffer, huge.buffer, "buffers above the largest class are not pooled");
+});
+
+test("consumeSkb recycles the packet's buffer and leaves the SkBuff empty", () => {
+  const pool = new PacketBufferPool();
+  pool.poison = 0xa5;
+  const data = pool.acquire(DEFAULT_HEADROOM + 100);
+  data.fill(1);
+  const skb = new SkBuff(1, data, DEFAULT_HEADROOM, DEFAULT_HEADROOM + 100);
+  consumeSkb(skb, pool);
+  assert.equal(skb.length, 0);
+  assert.equal(skb.bytes().length, 0);
+  assert.equal(data[DEFAULT_HEADROOM], 0xa5, "the released bytes were poisoned (a stale reader would see it)");
+  assert.equal(pool.acquire(200).buffer, data.buffer);
+});
