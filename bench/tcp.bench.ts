@@ -5,7 +5,8 @@
 // (2) GSO: iperf-like streams pod to pod across two nodes of a flannel-vxlan and a calico-bgp
 // cluster, with TSO/GSO super-packets (the default) against one skb per segment, in steady state:
 // simulated payload bytes per wall second, simulated seconds per wall second, events per simulated
-// second, and the ratio on/off; plus what a 6-CNI, 5 s, 40 Gbit/s 8-stream comparison would take.
+// second, and the ratio on/off; plus what a 6-CNI, 5 s, 40 Gbit/s 8-stream comparison would take,
+// with the writers' send() (copied into the send queue) and sendZeroCopy() (the block by reference).
 
 import { Bench } from "tinybench";
 import { buildCluster } from "../src/cluster/build.js";
@@ -152,7 +153,7 @@ interface StreamRun {
 }
 
 /** A cluster of the flavour with `streams` bulk streams from pod a (n1) to pod c (n2), past slow start. */
-function streamRun(flavour: { plugin: string; mode: string }, gbps: number, streams: number, gso: boolean): StreamRun {
+function streamRun(flavour: { plugin: string; mode: string }, gbps: number, streams: number, gso: boolean, zeroCopy = false): StreamRun {
   const yaml = conformanceYaml(flavour).replace("bandwidth: 10Gbps", `bandwidth: ${gbps}Gbps`);
   const built = buildCluster(loadText(yaml, "bench.yaml"));
   if (!built.ok) throw new Error(`bench cluster ${flavour.plugin}-${flavour.mode}: ${JSON.stringify(built.error)}`);
@@ -162,11 +163,12 @@ function streamRun(flavour: { plugin: string; mode: string }, gbps: number, stre
   if (a === undefined || c === undefined) throw new Error("bench cluster lacks pods default/a and default/c");
   const client = TcpStack.of(a.ns);
   client.sysctl.segmentationOffload = gso;
-  const run: StreamRun = { name: `${flavour.plugin}-${flavour.mode} P${streams} ${gbps}G gso ${gso ? "on" : "off"}`, rt, got: 0, bytes: 0, simNs: 0, events: 0 };
+  const name = `${flavour.plugin}-${flavour.mode} P${streams} ${gbps}G gso ${gso ? "on" : "off"}${zeroCopy ? " zero-copy" : ""}`;
+  const run: StreamRun = { name, rt, got: 0, bytes: 0, simNs: 0, events: 0 };
   unwrap(TcpStack.of(c.ns).listen(5201, (sock) => (sock.events = { onData: (_s, d) => void (run.got += d.length) })));
   const block = new Uint8Array(1 << 20);
   const pump = (sock: TcpSocket): void => {
-    while (sock.send(block, 0, block.length) > 0);
+    while ((zeroCopy ? sock.sendZeroCopy(block, 0, block.length) : sock.send(block, 0, block.length)) > 0);
   };
   for (let i = 0; i < streams; i++) unwrap(client.connect(c.ip, 5201, { onConnect: pump, onWritable: pump }));
   rt.sim.runUntil(rt.sim.now + WARMUP_NS);
@@ -189,7 +191,7 @@ const pairs: { on: StreamRun; off: StreamRun }[] = [];
 for (const f of FLAVOURS) {
   for (const streams of [1, 8]) pairs.push({ on: streamRun(f, 10, streams, true), off: streamRun(f, 10, streams, false) });
 }
-const target = FLAVOURS.map((f) => streamRun(f, 40, 8, true));
+const target = FLAVOURS.flatMap((f) => [streamRun(f, 40, 8, true), streamRun(f, 40, 8, true, true)]);
 const gsoBench = new Bench({ time: 500, warmupTime: 50 });
 for (const p of pairs) {
   gsoBench.add(p.on.name, () => advance(p.on));
@@ -222,9 +224,17 @@ console.table(pairs.flatMap((p) => [
   { run: p.off.name, ...describe(p.off), "on/off": "" },
 ]));
 const perCni = target.map((t) => 5 / speed(t));
-console.table(target.map((t, i) => ({ run: t.name, ...describe(t), "5 s sim takes (wall s)": perCni[i]!.toFixed(0) })));
-const mean = perCni.reduce((a, b) => a + b, 0) / perCni.length;
-console.log(
-  `6 CNIs x 5 s at 40 Gbit/s, 8 streams: ~${(6 * mean).toFixed(0)} s wall here, this process got ${(cpuShare * 100).toFixed(0)}% of a core` +
-    ` -> ~${(6 * mean * cpuShare).toFixed(0)} s on one idle core (target 60 s)`,
-);
+console.table(target.map((t, i) => ({
+  run: t.name,
+  ...describe(t),
+  "5 s sim takes (wall s)": perCni[i]!.toFixed(0),
+  "vs send()": i % 2 === 1 ? `${(speed(t) / speed(target[i - 1]!)).toFixed(2)}x` : "",
+})));
+for (const zeroCopy of [false, true]) {
+  const picked = perCni.filter((_, i) => i % 2 === (zeroCopy ? 1 : 0));
+  const mean = picked.reduce((a, b) => a + b, 0) / picked.length;
+  console.log(
+    `6 CNIs x 5 s at 40 Gbit/s, 8 streams, writers using ${zeroCopy ? "sendZeroCopy()" : "send()"}: ~${(6 * mean).toFixed(0)} s wall here,` +
+      ` this process got ${(cpuShare * 100).toFixed(0)}% of a core -> ~${(6 * mean * cpuShare).toFixed(0)} s on one idle core (target 60 s)`,
+  );
+}

@@ -25,7 +25,7 @@ import { PolicyFeed } from "./policy-feed.js";
 import { PodNetwork } from "./pods.js";
 import { ClusterRuntime, type NodeRuntime } from "./runtime.js";
 import { buildUnderlay, underlayMac } from "./underlay.js";
-import { addDnsObjects, clusterDnsAddress, DNS_NAMESPACE, DNS_SERVICE, hasClusterDns, placeDnsPods } from "./dns-addon.js";
+import { addDnsObjects, clusterDnsAddress, DNS_NAMESPACE, DNS_SERVICE, hasClusterDns, hasDnsPods, placeDnsPods } from "./dns-addon.js";
 import type { ClusterModel } from "../k8s/cluster-model.js";
 import type { ObjectStore, StoreOptions } from "../k8s/store.js";
 import { parseIPv4 } from "../util/ip.js";
@@ -147,8 +147,10 @@ function installClusterDns(
   const network = model.network!;
   if (!network.addons.dns) return ok({ address: null, problems: [] });
   const address = clusterDnsAddress(network.serviceCIDR.address);
-  addDnsObjects(store, address);
-  if (!placePods) return ok({ address, problems: [] });
+  // DNS pods the user brought (k8s-app=kube-dns in kube-system) get the Service; otherwise kubeadm's coredns.
+  const ownPods = hasDnsPods(store);
+  addDnsObjects(store, address, !ownPods);
+  if (!placePods || ownPods) return ok({ address, problems: [] });
   const placed = placeDnsPods(store, sim.rng.fork(), model.kubernetesVersion);
   for (const key of placed.pods) {
     const pod = store.get("Pod", DNS_NAMESPACE, key.slice(DNS_NAMESPACE.length + 1));

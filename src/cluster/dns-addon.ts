@@ -65,8 +65,13 @@ export function hasClusterDns(store: ObjectStore): boolean {
   return store.get("Service", DNS_NAMESPACE, DNS_SERVICE) !== undefined;
 }
 
-/** Adds the kube-dns Service and the coredns Deployment to the store. */
-export function addDnsObjects(store: ObjectStore, clusterIP: number): void {
+/** True when kube-system already runs DNS pods of its own (labelled k8s-app=kube-dns, as kubeadm's are). */
+export function hasDnsPods(store: ObjectStore): boolean {
+  return store.list("Pod", { namespace: DNS_NAMESPACE }).some((p) => p.metadata.labels?.["k8s-app"] === LABELS["k8s-app"]);
+}
+
+/** Adds the kube-dns Service and, unless the cluster already has DNS pods, the coredns Deployment to the store. */
+export function addDnsObjects(store: ObjectStore, clusterIP: number, withDeployment = true): void {
   const ip = formatIPv4(clusterIP);
   store.add({
     apiVersion: "v1",
@@ -93,6 +98,7 @@ export function addDnsObjects(store: ObjectStore, clusterIP: number): void {
       internalTrafficPolicy: "Cluster",
     },
   });
+  if (!withDeployment) return;
   const deployment: Deployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",

@@ -21,6 +21,8 @@ export function receivedTruesize(len: number, gsoSize: number): number {
   return full * segmentTruesize(gsoSize) + (rest > 0 ? segmentTruesize(rest) : 0);
 }
 
+import { consumeSkb } from "../../skb/buffer-pool.js";
+import type { SkBuff } from "../../skb/skbuff.js";
 import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 
 interface OooSegment {
@@ -28,6 +30,8 @@ interface OooSegment {
   end: number;
   bytes: Uint8Array;
   charge: number;
+  /** The packet whose buffer `bytes` views (its only view), or null. */
+  owner: SkBuff | null;
 }
 
 export class ReceiveQueue {
@@ -64,9 +68,10 @@ export class ReceiveQueue {
 
   /**
    * Stores a view of an out-of-order segment's payload [seq, seq+len), minus bytes already held; the
-   * caller must keep data unchanged while it is held. Returns whether it kept any of it.
+   * caller must keep data unchanged while it is held. `owner` is the packet behind data: the queue
+   * becomes its last holder if it keeps a view (returns true), and consumes it once it drops the view.
    */
-  addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number, gsoSize = 0): boolean {
+  addOutOfOrder(seq: number, data: Uint8Array, from: number, len: number, gsoSize = 0, owner: SkBuff | null = null): boolean {
     this.lastOoo = seq;
     let s = seq;
     let e = seqAdd(seq, len);
@@ -84,23 +89,24 @@ export class ReceiveQueue {
       this.oooBytes -= r.bytes.length;
       this.charge -= r.charge;
       q.splice(i, 1);
+      if (r.owner !== null) consumeSkb(r.owner);
     }
     if (i < q.length && seqLt(q[i]!.seq, e)) e = q[i]!.seq;
     if (!seqLt(s, e)) return false;
     const off = from + seqDiff(s, seq);
     const bytes = data.subarray(off, off + seqDiff(e, s));
     const charge = receivedTruesize(bytes.length, gsoSize);
-    q.splice(i, 0, { seq: s, end: e, bytes, charge });
+    q.splice(i, 0, { seq: s, end: e, bytes, charge, owner });
     this.oooBytes += bytes.length;
     this.charge += charge;
     return true;
   }
 
   /**
-   * Takes the out-of-order data that now continues rcvNxt: calls deliver(bytes, charge) for each
-   * piece (its memory charge moves to the caller) and returns the new rcvNxt.
+   * Takes the out-of-order data that now continues rcvNxt: calls deliver(bytes, charge, owner) for
+   * each piece (its memory charge and its packet move to the caller) and returns the new rcvNxt.
    */
-  drainInOrder(rcvNxt: number, deliver: (bytes: Uint8Array, charge: number) => void): number {
+  drainInOrder(rcvNxt: number, deliver: (bytes: Uint8Array, charge: number, owner: SkBuff | null) => void): number {
     let next = rcvNxt;
     const q = this.ooo;
     let n = 0;
@@ -109,8 +115,10 @@ export class ReceiveQueue {
       this.oooBytes -= r.bytes.length;
       this.charge -= r.charge;
       if (seqGt(r.end, next)) {
-        deliver(r.bytes.subarray(seqDiff(next, r.seq)), r.charge);
+        deliver(r.bytes.subarray(seqDiff(next, r.seq)), r.charge, r.owner);
         next = r.end;
+      } else if (r.owner !== null) {
+        consumeSkb(r.owner);
       }
       n++;
     }

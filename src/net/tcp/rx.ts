@@ -176,12 +176,15 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
       sock.rcvNxt = seqAdd(sock.rcvNxt, n);
       eventDataRecv(sock, n);
       if (sock.rq.hasOutOfOrder) {
-        sock.rcvNxt = sock.rq.drainInOrder(sock.rcvNxt, (bytes, charge) => queueInOrder(sock, bytes, charge));
+        sock.rcvNxt = sock.rq.drainInOrder(sock.rcvNxt, (bytes, charge, owner) => {
+          queueInOrder(sock, bytes, charge);
+          if (owner !== null) sock.pendingSkbs.push(owner);
+        });
         if (!sock.rq.hasOutOfOrder) sock.ackNow = true;
       }
     } else if (n > 0) {
       counters.outOfOrder++;
-      if (sock.rq.addOutOfOrder(seq, seg.data, from, n, seg.gsoSize)) sock.stack.payloadKept = true;
+      if (sock.rq.addOutOfOrder(seq, seg.data, from, n, seg.gsoSize, sock.stack.currentSkb)) sock.stack.payloadKept = true;
       sock.ackPending = true;
       sock.ackNow = true;
     }
@@ -267,9 +270,9 @@ function deliverPending(sock: TcpSocket): void {
       }
     }
     sock.pendingCharge = 0;
-    releasePendingSkbs(sock);
     if (sock.state !== TcpState.CLOSED) windowUpdateAfterRead(sock, before);
   }
+  releasePendingSkbs(sock);
   if (sock.finReceived && !sock.endNotified && sock.state !== TcpState.CLOSED) {
     sock.endNotified = true;
     sock.events.onEnd?.(sock);

@@ -167,6 +167,11 @@ export class TcpStack {
     this.releaseIfUnused(listener.port);
   }
 
+  /** The packet being processed (its payload views are valid during the call), or null. */
+  get currentSkb(): SkBuff | null {
+    return this.curSkb;
+  }
+
   /** Answers the segment being processed with a reset (tcp_v4_send_reset). */
   resetForSegment(seg: Segment): void {
     const skb = this.curSkb;

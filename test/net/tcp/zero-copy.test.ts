@@ -1,12 +1,12 @@
 // Zero-copy sending and recycled packet buffers change nothing observable: with every recycled
 // buffer poisoned on release, a transfer over a lossy link (retransmissions, out-of-order queue,
-// NIC GRO on and off) delivers exactly the bytes sent, send() and sendZeroCopy() put the same
+// NIC GRO on and off, socket GRO batches) delivers exactly the bytes sent, send() and sendZeroCopy() put the same
 // frames on the wire, and every wire frame carries valid IPv4 and TCP checksums (RFC 791 / 793).
 
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { packetBuffers } from "../../../src/skb/buffer-pool.js";
-import { TcpStack, type TcpSocket } from "../../../src/net/tcp/index.js";
+import { GRO_TYPICAL_FLUSH_NS, TcpStack, type TcpSocket } from "../../../src/net/tcp/index.js";
 import { unwrap } from "../../../src/util/result.js";
 import { verifyIpv4HeaderChecksum, verifyL4ChecksumV4 } from "../../../src/wire/checksum.js";
 import { read16, read32 } from "../../../src/wire/bytes.js";
@@ -21,9 +21,11 @@ after(() => {
 const BLOCK = Uint8Array.from({ length: 131_072 + 17 }, (_, i) => (i * 13 + (i >>> 10)) & 0xff);
 const TOTAL = 3_000_000;
 
-function run(zeroCopy: boolean, mtu: number, gro: boolean) {
+function run(zeroCopy: boolean, mtu: number, gro: boolean, socketGro: boolean) {
   const t = linked({ mtu, lossRate: 0.01, bandwidthBps: 10e9, latencyNs: 20_000 }, 5);
   if (!gro) t.eb.features.gro = false;
+  // Socket-level GRO holds in-order payload views until its flush timer.
+  if (socketGro) TcpStack.of(t.b).sysctl.groFlushNs = GRO_TYPICAL_FLUSH_NS;
   const wire = WireCapture.on(t.link);
   const expected = new Uint8Array(TOTAL);
   const received = new Uint8Array(TOTAL);
@@ -55,10 +57,10 @@ function run(zeroCopy: boolean, mtu: number, gro: boolean) {
   return { expected, received, got, wire: wire.frames, retransmits: client.counters.retransSegments };
 }
 
-for (const [mtu, gro] of [[1500, true], [9000, true], [9000, false]] as const) {
-  test(`MTU ${mtu}, GRO ${gro ? "on" : "off"}, 1% loss: exact delivery, same wire frames with send() and sendZeroCopy()`, () => {
-    const copied = run(false, mtu, gro);
-    const shared = run(true, mtu, gro);
+for (const [mtu, gro, socketGro] of [[1500, true, false], [9000, true, false], [9000, false, false], [9000, false, true]] as const) {
+  test(`MTU ${mtu}, NIC GRO ${gro ? "on" : "off"}, socket GRO ${socketGro ? "on" : "off"}, 1% loss: exact delivery, same wire frames with send() and sendZeroCopy()`, () => {
+    const copied = run(false, mtu, gro, socketGro);
+    const shared = run(true, mtu, gro, socketGro);
     assert.ok(copied.retransmits > 0, "the loss made TCP retransmit (the out-of-order path ran)");
     for (const r of [copied, shared]) {
       assert.equal(r.got, TOTAL);
