@@ -1,6 +1,10 @@
 // Reads the counters the network model already keeps (device stats, tunnel and bridge stats, SNMP
 // counters, netfilter rule and conntrack counters, datapath map stats, TCP counters) into Work, at
-// scrape time: nothing here runs per packet.
+// scrape time: nothing here runs per packet. Charged where the kernel and the NIC spend the work: the
+// NIC driver per wire frame (GRO merges frames only afterwards), socket payloads as copies (TCP and
+// UDP), and checksums in software only when the NIC does not offload them (kernel
+// Documentation/networking/checksum-offloads.rst: CHECKSUM_PARTIAL on transmit survives veth and
+// forwarding, CHECKSUM_UNNECESSARY on receive, a VXLAN outer checksum by local checksum offload).
 import type { DatapathMaps } from "../../datapath/lib/maps.js";
 import type { MapStats } from "../../datapath/maps/errors.js";
 import type { PolicyMap } from "../../datapath/maps/policy.js";
@@ -9,6 +13,7 @@ import { DeviceKind, type NetDevice } from "../net/device.js";
 import type { NfTableName } from "../net/netfilter/index.js";
 import type { Netfilter } from "../net/netfilter/netfilter.js";
 import type { NetNamespace } from "../net/stack/namespace.js";
+import { udpPayloadBytes } from "../net/udp-socket.js";
 import { VxlanDevice, VXLAN_OVERHEAD } from "../net/vxlan.js";
 import { STEP } from "./cost-model.js";
 import type { TcpCounterView } from "./metered.js";
@@ -16,12 +21,20 @@ import type { Work } from "./work.js";
 
 const TABLES: readonly NfTableName[] = ["raw", "mangle", "nat", "filter"];
 
+/** How the NICs handle checksums: offloaded (ethtool's defaults on a server NIC such as i40e) or in software. */
+export interface CollectOptions {
+  readonly checksumOffload: boolean;
+}
+
+export const OFFLOADED: CollectOptions = Object.freeze({ checksumOffload: true });
+
 /** One device's own work: NIC or veth crossing, tunnel encap/decap, bridge lookups, attached programs. */
-export function collectDevice(dev: NetDevice, w: Work): void {
+export function collectDevice(dev: NetDevice, w: Work, options: CollectOptions = OFFLOADED): void {
   const s = dev.stats;
   switch (dev.kind) {
     case DeviceKind.ETHERNET:
-      w.add(STEP.nicRx, s.rxPackets, s.rxBytes);
+      // Every wire frame, including those GRO merged into one skb (rxPackets counts the merged skbs).
+      w.add(STEP.nicRx, s.rxPackets + s.rxGroSegments - s.rxGroPackets, s.rxBytes);
       w.add(STEP.nicTx, s.txPackets, s.txBytes);
       break;
     case DeviceKind.VETH:
@@ -32,7 +45,7 @@ export function collectDevice(dev: NetDevice, w: Work): void {
     case DeviceKind.VXLAN:
       w.add(STEP.vxlanEncap, s.txPackets, s.txBytes);
       w.add(STEP.vxlanDecap, s.rxPackets, s.rxBytes);
-      if (dev instanceof VxlanDevice && dev.udpCsum) w.add(STEP.checksum, 0, s.txBytes + VXLAN_OVERHEAD * s.txPackets);
+      if (dev instanceof VxlanDevice && dev.udpCsum && !options.checksumOffload) w.add(STEP.checksum, 0, s.txBytes + VXLAN_OVERHEAD * s.txPackets);
       break;
     case DeviceKind.IPIP:
       w.add(STEP.ipipEncap, s.txPackets, s.txBytes);
@@ -69,11 +82,11 @@ function ruleCounts(nf: Netfilter): { rules: number; evaluated: number } {
  * and TCP (from `tcp` when the TCP layer keeps batch counters, else from the SNMP segment counts),
  * plus its devices except `skip` (devices charged elsewhere, e.g. a pod's host-side veth).
  */
-export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView | null, skip: ReadonlySet<NetDevice> = new Set()): void {
+export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView | null, skip: ReadonlySet<NetDevice> = new Set(), options: CollectOptions = OFFLOADED): void {
   let tunnelDatagrams = 0;
   for (const dev of ns.devicesInOrder()) {
     if (dev.kind === DeviceKind.VXLAN) tunnelDatagrams += dev.stats.rxPackets;
-    if (!skip.has(dev)) collectDevice(dev, w);
+    if (!skip.has(dev)) collectDevice(dev, w, options);
   }
   const ip = ns.counters.ip;
   w.add(STEP.parse, ip.InReceives);
@@ -90,19 +103,21 @@ export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView 
   w.add(STEP.conntrackInsert, ct.insert);
   const udp = ns.counters.udp;
   w.add(STEP.socketDelivery, Math.max(0, udp.InDatagrams - tunnelDatagrams) + udp.OutDatagrams);
-  if (tcp !== null) collectTcp(tcp, w);
+  const payload = udpPayloadBytes(ns);
+  w.add(STEP.copy, 0, payload.sent + payload.received);
+  if (tcp !== null) collectTcp(tcp, w, options);
   else {
     const segs = ns.counters.tcp.InSegs + ns.counters.tcp.OutSegs;
     w.add(STEP.tcpSegment, segs, 0, segs);
   }
 }
 
-/** TCP work: per segment, per GSO/GRO batch, and the payload copied and checksummed. */
-export function collectTcp(tcp: TcpCounterView, w: Work): void {
+/** TCP work: per segment, per GSO/GRO batch, and the payload copied (and checksummed without offload). */
+export function collectTcp(tcp: TcpCounterView, w: Work, options: CollectOptions = OFFLOADED): void {
   w.add(STEP.tcpSegment, tcp.txSegments + tcp.rxSegments, 0, tcp.txBatches + tcp.rxBatches);
   const bytes = tcp.txBytes + tcp.rxBytes;
   w.add(STEP.copy, 0, bytes);
-  w.add(STEP.checksum, 0, bytes);
+  if (!options.checksumOffload) w.add(STEP.checksum, 0, bytes);
 }
 
 function addLookups(w: Work, s: MapStats): void {

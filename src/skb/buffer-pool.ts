@@ -8,7 +8,7 @@ import type { SkBuff } from "./skbuff.js";
 /** Buffer sizes served (headroom included); larger requests get a fresh, unpooled buffer. */
 const CLASS_BYTES = [256, 2048, 16384, 65536 + 128] as const;
 /** Free buffers kept per class (beyond that, released buffers go to the garbage collector). */
-const CLASS_KEEP = [4096, 2048, 1024, 512] as const;
+const CLASS_KEEP = [4096, 2048, 1024, 1024] as const;
 
 export class PacketBufferPool {
   private readonly free: ArrayBuffer[][] = CLASS_BYTES.map(() => []);

@@ -53,8 +53,9 @@ test("the extra node CPU is the tunnel work: encapsulation and the outer route l
   assert.equal(sendV.packets("vxlanDecap") + recvV.packets("vxlanEncap"), 0, "UDP: nothing comes back");
   assert.equal(ipip.nodes[0]!.work.packets("ipipEncap"), DATAGRAMS);
   assert.equal(ipip.nodes[1]!.work.packets("ipipDecap"), DATAGRAMS);
-  // VXLAN's outer UDP checksum (udpcsum, the kernel's default) covers inner frame + 50 bytes of headers.
-  assert.equal(sendV.bytes("checksum"), DATAGRAMS * (14 + 20 + 8 + PAYLOAD + 50));
+  // VXLAN's outer UDP checksum (udpcsum, the kernel's default) is derived by local checksum offload from
+  // the inner pseudo-header: no pass over the bytes with the NIC's default offloads.
+  assert.equal(sendV.bytes("checksum"), 0);
   const tunnelSteps = new Set<CostStep>(["vxlanEncap", "vxlanDecap", "ipipEncap", "ipipDecap", "checksum"]);
   for (const acc of [vxlan, ipip]) {
     for (const i of [0, 1]) {

@@ -3,6 +3,10 @@
 // (RFC 2018: the block with the most recent segment first), plus copies of in-order bytes the
 // application has not read yet. Each held segment is charged its kernel memory (skb truesize).
 
+import { consumeSkb } from "../../skb/buffer-pool.js";
+import type { SkBuff } from "../../skb/skbuff.js";
+import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
+
 /** Approximate skb truesize of a received segment of len payload bytes (kmalloc'd head + sk_buff). */
 export function segmentTruesize(len: number): number {
   let head = 512;
@@ -20,10 +24,6 @@ export function receivedTruesize(len: number, gsoSize: number): number {
   const rest = len - full * gsoSize;
   return full * segmentTruesize(gsoSize) + (rest > 0 ? segmentTruesize(rest) : 0);
 }
-
-import { consumeSkb } from "../../skb/buffer-pool.js";
-import type { SkBuff } from "../../skb/skbuff.js";
-import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 
 interface OooSegment {
   seq: number;
