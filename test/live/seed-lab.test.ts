@@ -8,6 +8,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildClusterFromFiles } from "../../src/cluster/index.js";
@@ -81,6 +83,38 @@ test("seed lab: real ping and curl from the lab's client namespace through the e
       assert.equal(code, 0, started.stderr);
       assert.ok(drops(started.stdout, "POLICY_DENIED") >= 1, started.stdout);
     });
+  } finally {
+    if (emu !== null && emu.exitCode === null) await emu.interrupt().catch(() => undefined);
+    await lab.close();
+  }
+});
+
+test("seed lab on Calico VXLAN: a real ping to a pod across the VXLAN overlay gets its replies", { skip: skip ?? false }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cnisim-live-vxlan-"));
+  const cluster = join(dir, "cluster.yaml");
+  const text = readFileSync(join(LAB, "cluster.yaml"), "utf8");
+  assert.ok(text.includes("mode: ipip"));
+  writeFileSync(cluster, text.replace("mode: ipip", "mode: vxlan"));
+  const files = [cluster, join(LAB, "workloads.yaml")];
+  const built = await buildClusterFromFiles(files);
+  assert.ok(built.ok, built.ok ? "" : built.error.reason);
+  assert.equal(built.value.plugin.name, "calico-vxlan");
+  const podIp = formatIPv4(built.value.pod("web/test")!.ip);
+  const lab = new LiveLab("vxlan");
+  let emu: Child | null = null;
+  try {
+    const client = lab.netns("client");
+    const emuNs = lab.netns("emu");
+    lab.veth(client, "vcli", "02:00:0a:01:08:64", emuNs, "vemu", "02:00:0a:01:08:fe");
+    lab.ip(client, "addr", "add", "10.1.8.100/24", "dev", "vcli");
+    // Through worker31: web/test runs on worker32, so the echo crosses worker31 -> worker32 in VXLAN.
+    lab.ip(client, "route", "add", "10.224.0.0/16", "via", WORKER31);
+    emu = lab.spawn(emuNs, process.execPath, [CNISIM, "attach", "-f", ...files, "--iface", "vemu", "--as", "ext/client", "--rate", "1", "--max-lag", "200ms"]);
+    const started = emu;
+    await waitUntil(() => started.exitCode !== null || started.stderr.includes("running in real time"), () => `attach to start: ${started.stderr}`, 60_000);
+    assert.equal(emu.exitCode, null, emu.stderr);
+    const out = lab.exec(client, "ping", ["-n", "-c", "3", "-i", "0.2", "-W", "5", podIp], 30_000);
+    assert.match(out, /3 packets transmitted, 3 received/, out);
   } finally {
     if (emu !== null && emu.exitCode === null) await emu.interrupt().catch(() => undefined);
     await lab.close();
