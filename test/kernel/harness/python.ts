@@ -27,15 +27,6 @@ for line in sys.stdin:
         print("error " + repr(e), flush=True)
 `;
 
-/** argv: DEV...; ETHTOOL_STXCSUM (0x17) = 0 through SIOCETHTOOL (0x8946). */
-export const PY_TX_CSUM_OFF = `
-import array, fcntl, socket, struct, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for dev in sys.argv[1:]:
-    value = array.array("I", [0x17, 0])
-    fcntl.ioctl(s, 0x8946, struct.pack("16sP", dev.encode(), value.buffer_info()[0]) + bytes(16))
-`;
-
 /** argv: TCP_PORT UDP_PORT; listens on TCP (keeps accepted connections open), echoes UDP; prints "ready". */
 export const PY_SERVE = `
 import select, socket, sys
