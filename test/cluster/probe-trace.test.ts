@@ -20,9 +20,10 @@ import { DropReason } from "../../datapath/reasons.js";
 import { buildCluster } from "../../src/cluster/build.js";
 import { formatClusterError } from "../../src/cluster/errors.js";
 import type { ClusterRuntime } from "../../src/cluster/runtime.js";
-import { formatTracePath, parseTraceTarget, tracePath, type TracePath } from "../../src/cluster/trace-path.js";
+import { formatTracePath, parseTraceTarget } from "../../src/cluster/trace-path.js";
 import { loadText } from "../../src/k8s/load.js";
 import { formatIPv4 } from "../../src/util/ip.js";
+import { trace } from "./support/trace.js";
 
 const lab = (rel: string): string => readFileSync(resolve(process.cwd(), "examples/seed-lab", rel), "utf8");
 const W31 = "worker31.cyh.cloud";
@@ -44,14 +45,6 @@ function build(...docs: string[]): ClusterRuntime {
   const r = buildCluster(load);
   if (!r.ok) assert.fail(formatClusterError(r.error));
   return r.value;
-}
-
-function trace(rt: ClusterRuntime, from: string, to: string): TracePath {
-  const target = parseTraceTarget(rt, to);
-  if (!target.ok) assert.fail(target.error);
-  const p = tracePath(rt, from, target.value);
-  if (!p.ok) assert.fail(p.error);
-  return p.value;
 }
 
 describe("trace: UDP datagram and reply", () => {

@@ -9,21 +9,14 @@ import { DropReason } from "../../datapath/reasons.js";
 import { buildCluster } from "../../src/cluster/build.js";
 import { formatClusterError } from "../../src/cluster/errors.js";
 import type { ClusterRuntime } from "../../src/cluster/runtime.js";
-import { formatTracePath, parseTraceTarget, tracePath, type TracePath } from "../../src/cluster/trace-path.js";
+import { formatTracePath, parseTraceTarget } from "../../src/cluster/trace-path.js";
 import { loadFiles } from "../../src/k8s/load.js";
 import { formatIPv4 } from "../../src/util/ip.js";
+import { trace } from "./support/trace.js";
 
 const lab = (rel: string): string => resolve(process.cwd(), "examples/seed-lab", rel);
 const W31 = "worker31.cyh.cloud";
 const W32 = "worker32.cyh.cloud";
-
-function trace(rt: ClusterRuntime, from: string, to: string): TracePath {
-  const target = parseTraceTarget(rt, to);
-  if (!target.ok) assert.fail(target.error);
-  const p = tracePath(rt, from, target.value);
-  if (!p.ok) assert.fail(p.error);
-  return p.value;
-}
 
 describe("trace: client -> NodePort under the ipBlock policy", () => {
   let rt: ClusterRuntime;
