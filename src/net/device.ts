@@ -3,6 +3,7 @@
 // master or to the namespace's stack); each device kind supplies only how it transmits.
 
 import { DropReason } from "../../datapath/reasons.js";
+import { consumeSkb } from "../skb/buffer-pool.js";
 import { gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeliveryKind } from "../trace/ledger.js";
@@ -148,6 +149,7 @@ export abstract class NetDevice {
     }
     this.stats.txGsoSegmented++;
     ledger.deliver(DeliveryKind.SPLIT);
+    consumeSkb(skb);
     for (const seg of segments) {
       this.stats.txPackets++;
       this.stats.txBytes += seg.length;

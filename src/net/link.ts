@@ -6,6 +6,7 @@
 // far device has GRO off: then the surviving segments arrive one by one. Wire taps see segments.
 
 import { DropReason } from "../../datapath/reasons.js";
+import { consumeSkb } from "../skb/buffer-pool.js";
 import { gsoHeaderLength, gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeliveryKind } from "../trace/ledger.js";
@@ -188,6 +189,7 @@ class LinkDirection {
       return;
     }
     ledger.deliver(DeliveryKind.SPLIT);
+    consumeSkb(skb); // the segments carry copies: the super-packet's buffer goes back to the pool
     for (let i = 0; i < segments.length; i++) {
       const seg = segments[i]!;
       const mark = segMark[i];

@@ -3,10 +3,10 @@
 // buffers cost page faults and GC work that dwarfed the copy itself; a recycled one is cache-hot.
 // Contents of an acquired buffer are unspecified: the caller must write every byte it will read.
 
-import type { SkBuff } from "./skbuff.js";
+import { DEFAULT_HEADROOM, type SkBuff } from "./skbuff.js";
 
 /** Buffer sizes served (headroom included); larger requests get a fresh, unpooled buffer. */
-const CLASS_BYTES = [256, 2048, 16384, 65536 + 128] as const;
+const CLASS_BYTES = [256, 2048, 16384, 65536 + DEFAULT_HEADROOM] as const;
 /** Free buffers kept per class (beyond that, released buffers go to the garbage collector). */
 const CLASS_KEEP = [4096, 2048, 1024, 1024] as const;
 

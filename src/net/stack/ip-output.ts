@@ -4,6 +4,7 @@
 // device directly for loopback and L3 devices). A GSO super-packet is checked by its segment size
 // (ip_finish_output_gso): when a segment does not fit it is segmented and each segment takes the slow path.
 
+import { consumeSkb } from "../../skb/buffer-pool.js";
 import { gsoNetworkLength, gsoSegment } from "../../skb/gso.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason } from "../../../datapath/reasons.js";
@@ -95,6 +96,7 @@ function outputGso(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevic
     return;
   }
   ledger.deliver(DeliveryKind.SPLIT);
+  consumeSkb(skb);
   for (const seg of segments) {
     if (seg.length <= mtu) finishOutput(ns, seg, route, outDev);
     else overMtu(ns, seg, route, outDev, mtu);

@@ -19,29 +19,6 @@ export const IP_DF = 0x4000;
 export const IP_MF = 0x2000;
 export const IP_OFFSET_MASK = 0x1fff;
 
-/** Super-packet buffers are carved from slabs this large: one allocation per ~60 packets, not one each. */
-const SLAB_BYTES = 4 << 20;
-let slab = new Uint8Array(0);
-let slabUsed = 0;
-
-/**
- * A new packet of `length` bytes whose every byte the caller writes (a TCP super-packet). Its buffer
- * is a view into a shared slab that is not zero-filled: allocating and zeroing 64 KB per packet was
- * most of the cost of sending one (a slab lives while any packet or view of it does). Bytes in the
- * headroom are never read before a push writes them.
- */
-export function newPacketFilled(world: NetWorld, length: number): SkBuff {
-  const size = DEFAULT_HEADROOM + length;
-  if (slabUsed + size > slab.length) {
-    const raw = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, size));
-    slab = new Uint8Array(raw.buffer, raw.byteOffset, raw.length);
-    slabUsed = 0;
-  }
-  const data = slab.subarray(slabUsed, slabUsed + size);
-  slabUsed += (size + 7) & ~7;
-  return new SkBuff(world.ledger.admit(), data, DEFAULT_HEADROOM, DEFAULT_HEADROOM + length);
-}
-
 /** A new packet of `length` bytes (zeroed) with the ledger's next id; head at its first byte. */
 export function newPacket(world: NetWorld, length: number): SkBuff {
   const data = new Uint8Array(DEFAULT_HEADROOM + length);
