@@ -122,7 +122,7 @@ export function gsoSegment(skb: SkBuff, l3: number, nextId: () => number): SkBuf
     data.set(src.subarray(skb.head, layout.payload), DEFAULT_HEADROOM);
     if (chunk > 0) data.set(src.subarray(layout.payload + from, layout.payload + from + chunk), DEFAULT_HEADROOM + hdr);
     const seg = new SkBuff(nextId(), data, DEFAULT_HEADROOM, DEFAULT_HEADROOM + len);
-    copyMeta(skb, seg);
+    seg.copyPacketMeta(skb);
     fixHeaders(data, DEFAULT_HEADROOM - skb.head, DEFAULT_HEADROOM + len, i, i === segs - 1, seq0 + from, flags0, skb.gsoType);
     out.push(seg);
   }
@@ -158,20 +158,3 @@ function fixHeaders(b: Uint8Array, shift: number, end: number, i: number, last: 
   }
 }
 
-/** The metadata a segment inherits from its super-packet (everything but the GSO description). */
-function copyMeta(from: SkBuff, to: SkBuff): void {
-  to.ifindex = from.ifindex;
-  to.mark = from.mark;
-  to.srcIdentity = from.srcIdentity;
-  to.ctState = from.ctState;
-  to.ctEntry = from.ctEntry;
-  to.natApplied = from.natApplied;
-  to.origSrc = from.origSrc;
-  to.origDst = from.origDst;
-  to.origSrcPort = from.origSrcPort;
-  to.origDstPort = from.origDstPort;
-  to.tunnelId = from.tunnelId;
-  to.tunnelSrc = from.tunnelSrc;
-  to.nextHop = from.nextHop;
-  to.hops = from.hops;
-}

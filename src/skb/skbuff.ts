@@ -122,24 +122,32 @@ export class SkBuff {
   /** A deep copy with a new ledger id (bridge flooding, broadcast delivery, captures). */
   clone(id: number): SkBuff {
     const copy = new SkBuff(id, this.data.slice(), this.head, this.tail);
-    copy.ifindex = this.ifindex;
-    copy.mark = this.mark;
-    copy.srcIdentity = this.srcIdentity;
-    copy.ctState = this.ctState;
-    copy.ctEntry = this.ctEntry;
-    copy.natApplied = this.natApplied;
-    copy.origSrc = this.origSrc;
-    copy.origDst = this.origDst;
-    copy.origSrcPort = this.origSrcPort;
-    copy.origDstPort = this.origDstPort;
-    copy.tunnelId = this.tunnelId;
-    copy.tunnelSrc = this.tunnelSrc;
-    copy.nextHop = this.nextHop;
+    copy.copyPacketMeta(this);
     copy.brNfPrerouted = this.brNfPrerouted;
-    copy.hops = this.hops;
     copy.gsoSize = this.gsoSize;
     copy.gsoSegs = this.gsoSegs;
     copy.gsoType = this.gsoType;
     return copy;
+  }
+
+  /**
+   * Takes the model's per-packet metadata from the packet this one was derived from (a fragment, a
+   * GSO segment, a reassembled datagram): everything but the GSO description and br_netfilter's mark.
+   */
+  copyPacketMeta(from: SkBuff): void {
+    this.ifindex = from.ifindex;
+    this.mark = from.mark;
+    this.srcIdentity = from.srcIdentity;
+    this.ctState = from.ctState;
+    this.ctEntry = from.ctEntry;
+    this.natApplied = from.natApplied;
+    this.origSrc = from.origSrc;
+    this.origDst = from.origDst;
+    this.origSrcPort = from.origSrcPort;
+    this.origDstPort = from.origDstPort;
+    this.tunnelId = from.tunnelId;
+    this.tunnelSrc = from.tunnelSrc;
+    this.nextHop = from.nextHop;
+    this.hops = from.hops;
   }
 }

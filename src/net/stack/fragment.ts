@@ -43,7 +43,7 @@ export function fragmentIpv4(world: NetWorld, skb: SkBuff, mtu: number): SkBuff[
     write16(b, at + 2, hlen + len);
     write16(b, at + 6, keepDf | ((offset >>> 3) & IP_OFFSET_MASK) | (left > 0 || notLast ? IP_MF : 0));
     setIpv4HeaderChecksum(b, at, hlen);
-    copyPacketMeta(skb, frag);
+    frag.copyPacketMeta(skb);
     out.push(frag);
     if (out.length === 1) blankUncopiedOptions(header, hlen);
     ptr += len;
@@ -69,20 +69,3 @@ function blankUncopiedOptions(header: Uint8Array, hlen: number): void {
   }
 }
 
-/** Carries the model's per-packet metadata over to a packet derived from skb. */
-export function copyPacketMeta(from: SkBuff, to: SkBuff): void {
-  to.ifindex = from.ifindex;
-  to.mark = from.mark;
-  to.srcIdentity = from.srcIdentity;
-  to.ctState = from.ctState;
-  to.ctEntry = from.ctEntry;
-  to.natApplied = from.natApplied;
-  to.origSrc = from.origSrc;
-  to.origDst = from.origDst;
-  to.origSrcPort = from.origSrcPort;
-  to.origDstPort = from.origDstPort;
-  to.tunnelId = from.tunnelId;
-  to.tunnelSrc = from.tunnelSrc;
-  to.nextHop = from.nextHop;
-  to.hops = from.hops;
-}

@@ -10,7 +10,6 @@ import { setIpv4HeaderChecksum } from "../../wire/checksum.js";
 import { DeliveryKind } from "../../trace/ledger.js";
 import type { NetDevice } from "../device.js";
 import { IP_DF, IP_MF, IP_OFFSET_MASK, newPacket } from "./ip-packet.js";
-import { copyPacketMeta } from "./fragment.js";
 import { icmpSend, IcmpType, TimeExceededCode } from "./icmp-send.js";
 import type { NetNamespace } from "./namespace.js";
 import { skbTruesize } from "./neigh-parms.js";
@@ -149,7 +148,7 @@ export class Reassembler {
     ob[out.head + 6] = df >>> 8;
     ob[out.head + 7] = 0;
     setIpv4HeaderChecksum(ob, out.head, hlen);
-    copyPacketMeta(head, out);
+    out.copyPacketMeta(head);
     this.release(q);
     for (let i = 0; i < q.frags.length; i++) ns.world.ledger.deliver(DeliveryKind.SPLIT);
     ns.counters.ip.ReasmOKs++;
