@@ -34,6 +34,24 @@ function commandOk(cmd: string): boolean {
   }
 }
 
+/**
+ * The lab's client namespace (10.1.8.100/24, pod addresses routed through worker31, so a packet to a pod
+ * on worker32 crosses the overlay) joined by a veth to a namespace where `cnisim attach` runs as
+ * ext/client with `extra` arguments; resolves once it runs in real time.
+ */
+async function attachClient(lab: LiveLab, files: readonly string[], extra: readonly string[]): Promise<{ client: string; emu: Child }> {
+  const client = lab.netns("client");
+  const emuNs = lab.netns("emu");
+  lab.veth(client, "vcli", "02:00:0a:01:08:64", emuNs, "vemu", "02:00:0a:01:08:fe");
+  lab.ip(client, "addr", "add", "10.1.8.100/24", "dev", "vcli");
+  lab.ip(client, "route", "add", "10.224.0.0/16", "via", WORKER31);
+  lab.txChecksumOff(client, "vcli");
+  const emu = lab.spawn(emuNs, process.execPath, [CNISIM, "attach", "-f", ...files, "--iface", "vemu", "--as", "ext/client", "--rate", "1", "--max-lag", "200ms", ...extra]);
+  await waitUntil(() => emu.exitCode !== null || emu.stderr.includes("running in real time"), () => `attach to start: ${emu.stderr}`, 60_000);
+  assert.equal(emu.exitCode, null, emu.stderr);
+  return { client, emu };
+}
+
 /** Emulator stdout summary line "packets: ... dropped (REASON n, ...)" -> count of one reason. */
 function drops(summary: string, reason: string): number {
   const m = new RegExp(`${reason} (\\d+)`).exec(summary);
@@ -47,19 +65,12 @@ test("seed lab: real ping and curl from the lab's client namespace through the e
   const lab = new LiveLab("seed");
   let emu: Child | null = null;
   try {
-    const client = lab.netns("client");
-    const emuNs = lab.netns("emu");
-    lab.veth(client, "vcli", "02:00:0a:01:08:64", emuNs, "vemu", "02:00:0a:01:08:fe");
-    lab.ip(client, "addr", "add", "10.1.8.100/24", "dev", "vcli");
-    // Pod addresses through worker31, so a packet to a pod on worker32 crosses the IPIP overlay.
-    lab.ip(client, "route", "add", "10.224.0.0/16", "via", WORKER31);
-    lab.txChecksumOff(client, "vcli");
     // `cnisim attach` as a user runs it: the pages written with --exec, then real time.
     const page = (pod: string): string => `web/${pod} -- bash -c 'echo Hello ${pod} > /usr/share/nginx/html/index.html'`;
-    emu = lab.spawn(emuNs, process.execPath, [CNISIM, "attach", "-f", ...FILES, "--iface", "vemu", "--as", "ext/client", "--rate", "1", "--max-lag", "200ms", "--exec", page("web1"), "--exec", page("web2")]);
-    const started = emu;
-    await waitUntil(() => started.exitCode !== null || started.stderr.includes("running in real time"), () => `attach to start: ${started.stderr}`, 60_000);
-    assert.equal(emu.exitCode, null, emu.stderr);
+    const attached = await attachClient(lab, FILES, ["--exec", page("web1"), "--exec", page("web2")]);
+    const client = attached.client;
+    const started = attached.emu;
+    emu = started;
 
     await t.test("ping to a pod on worker32 through worker31 crosses the overlay and gets its replies", () => {
       const out = lab.exec(client, "ping", ["-n", "-c", "3", "-i", "0.2", "-W", "5", podIp], 30_000);
@@ -103,16 +114,10 @@ test("seed lab on Calico VXLAN: a real ping to a pod across the VXLAN overlay ge
   const lab = new LiveLab("vxlan");
   let emu: Child | null = null;
   try {
-    const client = lab.netns("client");
-    const emuNs = lab.netns("emu");
-    lab.veth(client, "vcli", "02:00:0a:01:08:64", emuNs, "vemu", "02:00:0a:01:08:fe");
-    lab.ip(client, "addr", "add", "10.1.8.100/24", "dev", "vcli");
-    // Through worker31: web/test runs on worker32, so the echo crosses worker31 -> worker32 in VXLAN.
-    lab.ip(client, "route", "add", "10.224.0.0/16", "via", WORKER31);
-    emu = lab.spawn(emuNs, process.execPath, [CNISIM, "attach", "-f", ...files, "--iface", "vemu", "--as", "ext/client", "--rate", "1", "--max-lag", "200ms"]);
-    const started = emu;
-    await waitUntil(() => started.exitCode !== null || started.stderr.includes("running in real time"), () => `attach to start: ${started.stderr}`, 60_000);
-    assert.equal(emu.exitCode, null, emu.stderr);
+    // web/test runs on worker32: through worker31 the echo crosses worker31 -> worker32 in VXLAN.
+    const attached = await attachClient(lab, files, []);
+    const client = attached.client;
+    emu = attached.emu;
     const out = lab.exec(client, "ping", ["-n", "-c", "3", "-i", "0.2", "-W", "5", podIp], 30_000);
     assert.match(out, /3 packets transmitted, 3 received/, out);
   } finally {
