@@ -5,6 +5,7 @@ import {
   checksumReplace16,
   checksumReplace32,
   internetChecksum,
+  onesSum,
   IPPROTO_ICMPV6,
   IPPROTO_TCP,
   IPPROTO_UDP,
@@ -122,5 +123,20 @@ test("property: RFC 1624 update of any 32-bit word (two 16-bit steps) equals a f
       },
     ),
     { seed: 1624, numRuns: 1000 },
+  );
+});
+
+test("property: onesSum over any range (odd starts and ends included) equals the word-by-word RFC 1071 sum (seeded, 1000 runs)", () => {
+  const wordByWord = (b: Uint8Array, start: number, end: number, acc: number): number => {
+    for (let i = start; i < end; i += 2) acc += (b[i]! << 8) | (i + 1 < end ? b[i + 1]! : 0);
+    return acc;
+  };
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 0, maxLength: 300 }), fc.nat(), fc.nat(), fc.nat({ max: 0xffffff }), (bytes, a, b, acc) => {
+      const start = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+      const end = start + (bytes.length - start === 0 ? 0 : b % (bytes.length - start + 1));
+      assert.equal(onesSum(bytes, start, end, acc), wordByWord(bytes, start, end, acc));
+    }),
+    { seed: 1071, numRuns: 1000 },
   );
 });
