@@ -66,15 +66,15 @@ export function collectDevice(dev: NetDevice, w: Work, options: CollectOptions =
 }
 
 /** Whether any rule exists, and the rules evaluated (matches checked) over every table of a namespace. */
-function ruleCounts(nf: Netfilter): { rules: number; evaluated: number } {
-  let rules = 0;
+function ruleCounts(nf: Netfilter): { any: boolean; evaluated: number } {
+  let any = false;
   let evaluated = 0;
   for (const name of TABLES) {
     const table = nf.table(name);
     evaluated += table.rulesEvaluated;
-    for (const chain of table.chains()) rules += chain.rules.length;
+    any ||= table.hasRules();
   }
-  return { rules, evaluated };
+  return { any, evaluated };
 }
 
 /**
@@ -92,8 +92,8 @@ export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView 
   w.add(STEP.parse, ip.InReceives);
   w.add(STEP.routeLookup, ip.InReceives + ip.OutRequests);
   const nf = ns.netfilter;
-  const { rules, evaluated } = ruleCounts(nf);
-  if (rules > 0 || nf.tracking) {
+  const { any, evaluated } = ruleCounts(nf);
+  if (any || nf.tracking) {
     w.add(STEP.netfilterHook, ip.InReceives + ip.InDelivers + 2 * ip.ForwDatagrams + 2 * ip.OutRequests);
     w.add(STEP.netfilterRule, evaluated);
   }

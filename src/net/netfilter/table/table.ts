@@ -48,6 +48,12 @@ export class NfTable {
     return this.chainMap.get(name);
   }
 
+  /** True when any chain holds a rule (no allocation: read at every metrics scrape). */
+  hasRules(): boolean {
+    for (const c of this.chainMap.values()) if (c.rules.length > 0) return true;
+    return false;
+  }
+
   /** Built-in chains first (hook order), then user chains in creation order. */
   chains(): NfChain[] {
     const all = [...this.chainMap.values()];
