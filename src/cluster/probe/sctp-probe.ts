@@ -48,7 +48,7 @@ export function probeSctp(rt: ClusterRuntime, src: NetNamespace, dst: number, po
   const bound = sctp.bindEphemeral({
     packet: onPacket,
     icmpError: (e) => {
-      if (st.v === "pending" && e.type === ICMP_DEST_UNREACH && e.dst === dst) st.v = "refused";
+      if (st.v === "pending" && e.type === ICMP_DEST_UNREACH && e.dst === dst && e.dstPort === port) st.v = "refused";
     },
   });
   if (!bound.ok) return { outcome: "refused", drops: [], elapsedNs: 0, localPort: 0 };

@@ -65,9 +65,8 @@ export class SctpHost {
     const host = new SctpHost(ns);
     const r = ns.registerIpProtocol(IPPROTO_SCTP, (skb, dev, info) => host.receive(skb, dev, info));
     if (!r.ok) return err(`${ns.name}: ${r.error.reason}`);
-    IcmpMux.of(ns).onError(IPPROTO_SCTP, (e) => {
-      for (const b of host.bindings.values()) b.icmpError?.(e);
-    });
+    // The quoted packet's source port is the local end it concerns.
+    IcmpMux.of(ns).onError(IPPROTO_SCTP, (e) => host.bindings.get(e.srcPort)?.icmpError?.(e));
     hosts.set(ns, host);
     return ok(host);
   }

@@ -52,7 +52,7 @@ export class IcmpMux {
     return mux;
   }
 
-  /** Errors quoting IP protocol `proto` (6 TCP, 17 UDP). */
+  /** Errors quoting IP protocol `proto` (6 TCP, 17 UDP, 132 SCTP). */
   onError(proto: number, handler: IcmpErrorHandler): void {
     this.errorHandlers.set(proto, handler);
   }
@@ -85,7 +85,8 @@ export class IcmpMux {
     if (ihl < 20 || len < 8 + ihl + 8) return;
     const proto = b[q + 9]!;
     const l4 = q + ihl;
-    const isPorted = proto === 6 || proto === 17;
+    // TCP, UDP and SCTP all start with the source and destination ports.
+    const isPorted = proto === 6 || proto === 17 || proto === 132;
     const error: IcmpErrorInfo = {
       type,
       code: b[at + 1]!,
