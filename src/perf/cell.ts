@@ -13,13 +13,13 @@ import type { NetNamespace } from "../net/stack/index.js";
 import { GRO_TYPICAL_FLUSH_NS, TcpStack } from "../net/tcp/index.js";
 import { parseIPv4 } from "../util/ip.js";
 import { err, ok, type Result } from "../util/result.js";
-import { BARE_CLIENT, BARE_SERVER, CLIENT_NODE, CLIENT_POD, clusterYaml, SERVER_NODE, SERVER_POD, SERVICE_NAME } from "./cluster-yaml.js";
+import { BARE_CLIENT, BARE_SERVER, CLIENT_NODE, CLIENT_POD, clusterYaml, NODE_PORTS, SERVER_NODE, SERVER_POD, SERVICE_NAME } from "./cluster-yaml.js";
 import { CoreBudget } from "./core-budget.js";
 import { collectSide } from "./side-work.js";
 import { Pacer } from "./pacer.js";
 import type { Flavour } from "./flavours.js";
 
-export const TEST_PATHS = ["pod-to-pod", "pod-to-service"] as const;
+export const TEST_PATHS = ["pod-to-pod", "pod-to-service", "client-to-nodeport"] as const;
 export type TestPath = (typeof TEST_PATHS)[number];
 export const PROTOCOLS = ["TCP", "UDP", "TCP_RR"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -79,6 +79,8 @@ interface Endpoints {
   readonly clientSide: readonly NetNamespace[];
   readonly serverSide: readonly NetNamespace[];
   readonly dst: number;
+  /** The port the client aims at when it is not the server's own (a node port). */
+  readonly dstPort?: number;
 }
 
 function endpoints(rt: ClusterRuntime, spec: CellSpec): Result<Endpoints, string> {
@@ -93,6 +95,12 @@ function endpoints(rt: ClusterRuntime, spec: CellSpec): Result<Endpoints, string
   const cn = rt.node(CLIENT_NODE);
   const sn = rt.node(SERVER_NODE);
   if (c === undefined || s === undefined || cn === undefined || sn === undefined) return err(`the iperf pods were not wired: ${rt.errors.join("; ")}`);
+  if (spec.path === "client-to-nodeport") {
+    // The client outside the cluster (h3, on the nodes' subnet) to the server node's NodePort.
+    const h = rt.externalHost(BARE_CLIENT);
+    if (h === undefined) return err("the external client host is missing from the cluster");
+    return ok({ client: h.ns, server: s.ns, clientSide: [h.ns], serverSide: [s.ns, sn.ns], dst: sn.ip, dstPort: NODE_PORTS[spec.protocol] });
+  }
   let dst = s.ip;
   if (spec.path === "pod-to-service") {
     const ip = rt.store.get("Service", "default", SERVICE_NAME)?.spec?.clusterIP;
@@ -161,6 +169,7 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
   let udp: IperfUdpTest | null = null;
   if (spec.protocol === "TCP") {
     const t = new IperfTcpTest(e.client, e.server, e.dst, {
+      ...(e.dstPort === undefined ? {} : { dstPort: e.dstPort }),
       streams: spec.streams,
       durationNs: spec.durationNs,
       sender: pacer,
@@ -178,6 +187,7 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
     };
   } else if (spec.protocol === "UDP") {
     const t = new IperfUdpTest(e.client, e.server, e.dst, {
+      ...(e.dstPort === undefined ? {} : { dstPort: e.dstPort }),
       streams: spec.streams,
       durationNs: spec.durationNs,
       datagramBytes,
@@ -200,6 +210,7 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
   } else {
     // Each side's CPU per transaction so far (the budgets' work / transactions) lies on the critical path.
     const t: TcpRrTest = new TcpRrTest(e.client, e.server, e.dst, {
+      ...(e.dstPort === undefined ? {} : { dstPort: e.dstPort }),
       durationNs: spec.durationNs,
       serverCpuNs: () => Math.round(receiver.used / Math.max(1, t.completed)),
       clientCpuNs: () => Math.round(sender.used / Math.max(1, t.completed)),

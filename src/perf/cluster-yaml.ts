@@ -1,7 +1,8 @@
 // The Cluster file of one comparison run, shaped like the published setup: three nodes on one subnet
 // (a1 control plane, a2 iperf server, a3 iperf client), the iperf server and client pods pinned with
-// nodeName, a ClusterIP Service in front of the server, and two plain hosts h2/h3 on the same switch
-// for the bare-metal baseline (host to host, no Kubernetes on them).
+// nodeName, a NodePort Service in front of the server (its ClusterIP for pod to service, its node
+// ports for client to NodePort), and two plain hosts h2/h3 on the same switch: the bare-metal baseline
+// (host to host, no Kubernetes on them), and h3 as the client outside the cluster for NodePort runs.
 import type { Flavour } from "./flavours.js";
 
 export const SERVER_POD = "default/iperf-server";
@@ -11,6 +12,8 @@ export const SERVER_NODE = "a2";
 export const CLIENT_NODE = "a3";
 export const BARE_SERVER = "h2";
 export const BARE_CLIENT = "h3";
+/** The Service's node ports (fixed, so runs are comparable): iperf3 TCP and UDP, netperf. */
+export const NODE_PORTS = { TCP: 30201, UDP: 30202, TCP_RR: 30866 } as const;
 
 /**
  * One-way latency of each underlay link (node NIC to switch port): a cut-through datacenter switch
@@ -56,10 +59,11 @@ apiVersion: v1
 kind: Service
 metadata: {name: ${SERVICE_NAME}, namespace: default}
 spec:
+  type: NodePort
   selector: {app: iperf-server}
   ports:
-    - {name: iperf-tcp, port: 5201, protocol: TCP}
-    - {name: iperf-udp, port: 5201, protocol: UDP}
-    - {name: netperf, port: 12866, protocol: TCP}
+    - {name: iperf-tcp, port: 5201, protocol: TCP, nodePort: ${NODE_PORTS.TCP}}
+    - {name: iperf-udp, port: 5201, protocol: UDP, nodePort: ${NODE_PORTS.UDP}}
+    - {name: netperf, port: 12866, protocol: TCP, nodePort: ${NODE_PORTS.TCP_RR}}
 `;
 }

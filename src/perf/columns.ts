@@ -6,14 +6,15 @@ export interface TestColumn {
   readonly path: TestPath;
   readonly protocol: Protocol;
   readonly streams: number;
-  /** "p2p TCP 1", "svc UDP 8", "p2p RR". */
+  /** "p2p TCP 1", "svc UDP 8", "np TCP 1", "p2p RR". */
   readonly title: string;
 }
 
-const PATH_ORDER: readonly TestPath[] = ["pod-to-pod", "pod-to-service"];
+const PATH_ORDER: readonly TestPath[] = ["pod-to-pod", "pod-to-service", "client-to-nodeport"];
 const PROTOCOL_ORDER: readonly Protocol[] = ["TCP", "UDP", "TCP_RR"];
 
-const short = (p: TestPath): string => (p === "pod-to-pod" ? "p2p" : "svc");
+const SHORT: Readonly<Record<TestPath, string>> = { "pod-to-pod": "p2p", "pod-to-service": "svc", "client-to-nodeport": "np" };
+const short = (p: TestPath): string => SHORT[p];
 
 export function columnsOf(results: readonly CellResult[], protocols: readonly Protocol[]): TestColumn[] {
   const out: TestColumn[] = [];

@@ -51,7 +51,7 @@ export function costModelFor(o: BenchOptions): CostModel {
   return { ...DEFAULT_COST_MODEL, cpuGHz: o.cpuGHz };
 }
 
-/** Every cell of the comparison, in table order. Bare metal has no Service; TCP_RR runs one stream. */
+/** Every cell of the comparison, in table order. Bare metal has no Service (nor NodePort); TCP_RR runs one stream. */
 export function planCells(o: BenchOptions): CellSpec[] {
   const model = costModelFor(o);
   const cells: CellSpec[] = [];
@@ -60,7 +60,7 @@ export function planCells(o: BenchOptions): CellSpec[] {
       const flavour = FLAVOURS[name];
       const podMtu = podMtuFor(flavour, hostMtu, o.podMtu);
       for (const path of o.paths) {
-        if (flavour.bareMetal && path === "pod-to-service") continue;
+        if (flavour.bareMetal && path !== "pod-to-pod") continue;
         for (const protocol of o.protocols) {
           const streams = protocol === "TCP_RR" ? [1] : o.streams;
           for (const s of streams) {

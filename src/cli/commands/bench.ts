@@ -1,5 +1,5 @@
 // `cnisim bench cni [--cni ...] [--link 10G] [--mtu 1500,9000] [--pod-mtu N] [--streams 1,8] [--cpus N]
-// [--cpu-ghz F] [--duration 5s] [--seed N] [--tests tcp,udp,rr] [--paths pod,service] [-o table|json|svg|html]`:
+// [--cpu-ghz F] [--duration 5s] [--seed N] [--tests tcp,udp,rr] [--paths pod,service,nodeport] [-o table|json|svg|html]`:
 // runs the CNI performance comparison (src/perf) and prints it; a progress bar on a terminal's stderr.
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
@@ -41,7 +41,14 @@ type RawOptions = {
 const OUTPUTS = ["table", "json", "svg", "html"] as const;
 type Output = (typeof OUTPUTS)[number];
 const TESTS: Readonly<Record<string, Protocol>> = { tcp: "TCP", udp: "UDP", rr: "TCP_RR" };
-const PATHS: Readonly<Record<string, TestPath>> = { pod: "pod-to-pod", service: "pod-to-service", "pod-to-pod": "pod-to-pod", "pod-to-service": "pod-to-service" };
+const PATHS: Readonly<Record<string, TestPath>> = {
+  pod: "pod-to-pod",
+  service: "pod-to-service",
+  nodeport: "client-to-nodeport",
+  "pod-to-pod": "pod-to-pod",
+  "pod-to-service": "pod-to-service",
+  "client-to-nodeport": "client-to-nodeport",
+};
 
 export const benchCommand: CliCommand = {
   register(program: Command, ctx: CliContext): void {
@@ -59,7 +66,7 @@ export const benchCommand: CliCommand = {
       .option("--duration <d>", "simulated time measured per test (a warm-up is omitted before it)", "5s")
       .option("--seed <n>", "seed of the clusters' random streams", "1")
       .option("--tests <list>", "tests to run: tcp, udp, rr", "tcp,udp,rr")
-      .option("--paths <list>", "paths: pod (pod to pod across nodes), service (pod to ClusterIP)", "pod,service")
+      .option("--paths <list>", "paths: pod (pod to pod across nodes), service (pod to ClusterIP), nodeport (a client outside the cluster to the server node's NodePort)", "pod,service")
       .option("--no-offload", "model NICs without TSO/GSO and GRO (every segment crosses the stack alone)")
       .option("-o, --output <format>", "table | json | svg | html", "table")
       .action(async (raw: RawOptions) => {
@@ -114,7 +121,7 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output 
   const paths: TestPath[] = [];
   for (const t of list(raw.paths)) {
     const p = PATHS[t.toLowerCase()];
-    if (p === undefined) return err(`--paths: unknown path ${JSON.stringify(t)} (pod, service)`);
+    if (p === undefined) return err(`--paths: unknown path ${JSON.stringify(t)} (pod, service, nodeport)`);
     paths.push(p);
   }
   if (!(OUTPUTS as readonly string[]).includes(raw.output)) return err(`-o: ${JSON.stringify(raw.output)} is not one of ${OUTPUTS.join(", ")}`);

@@ -14,6 +14,8 @@ const IPERF_TCP_BLOCK = 128 * 1024;
 
 export interface IperfTcpOptions {
   readonly port?: number;
+  /** The port the client connects to when it differs from the server's (a NodePort in front of it). */
+  readonly dstPort?: number;
   /** -P: parallel streams. */
   readonly streams?: number;
   /** -t: measured duration. */
@@ -95,7 +97,7 @@ export class IperfTcpTest {
       this.streams.push(state);
       const r = TcpStack.of(this.client).connect(
         this.dst,
-        port,
+        this.options.dstPort ?? port,
         {
           onConnect: (s) => {
             state.sock = s;

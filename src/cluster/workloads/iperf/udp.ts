@@ -27,6 +27,8 @@ export const UDP_RMEM_DEFAULT = 212992;
 
 export interface IperfUdpOptions {
   readonly port?: number;
+  /** The port the client sends to when it differs from the server's (a NodePort in front of it). */
+  readonly dstPort?: number;
   readonly streams?: number;
   readonly durationNs: number;
   readonly omitNs?: number;
@@ -117,7 +119,7 @@ export class IperfUdpTest {
     for (let i = 0; i < streams; i++) {
       const sock = UdpSocket.bind(this.client, 0);
       if (!sock.ok) return err(`iperf client: ${sock.error.detail}`);
-      this.runStream(sock.value, port);
+      this.runStream(sock.value, this.options.dstPort ?? port);
     }
     return ok(undefined);
   }

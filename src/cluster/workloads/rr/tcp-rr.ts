@@ -12,6 +12,8 @@ export const NETPERF_DATA_PORT = 12866;
 
 export interface TcpRrOptions {
   readonly port?: number;
+  /** The port the client connects to when it differs from the server's (a NodePort in front of it). */
+  readonly dstPort?: number;
   readonly durationNs: number;
   readonly omitNs?: number;
   readonly requestBytes?: number;
@@ -93,7 +95,7 @@ export class TcpRrTest {
       got = 0;
       s.send(request);
     };
-    const r = TcpStack.of(this.client).connect(this.dst, port, {
+    const r = TcpStack.of(this.client).connect(this.dst, this.options.dstPort ?? port, {
       onConnect: (s) => {
         const w = measureWindow(sim.now, this.options.omitNs ?? defaultOmitNs(this.options.durationNs), this.options.durationNs);
         this.window = w;
