@@ -1,9 +1,11 @@
-// `cnisim attach --exec 'POD -- CMD'`: commands run in the pods (as kubectl exec) before the real
-// interfaces open; a malformed spec is a usage error (exit 2), a missing pod or a failing command
+// `cnisim attach --exec 'POD -- CMD'` (and capture's): commands run in the pods (as kubectl exec) before
+// the real interfaces open or the recording starts; a malformed spec is a usage error (exit 2), a missing pod or a failing command
 // stops attach (exit 1). No root needed: these stop before any interface is opened.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -37,4 +39,20 @@ test("a failing --exec command stops attach with its exit code", () => {
   const r = attach("--iface", "nosuch0", "--as", "ext/client", "--exec", "web/test -- cat /nothing");
   assert.equal(r.status, 1);
   assert.ok(r.stderr.includes("cat: can't open '/nothing': No such file or directory\ncnisim: --exec web/test: command terminated with exit code 1\n"), r.stderr);
+});
+
+test("capture takes --exec too: the command runs before the recording starts; a missing pod stops it (exit 1)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cnisim-capture-exec-"));
+  const file = join(dir, "web1.pcapng");
+  const r = spawnSync(
+    process.execPath,
+    [CNISIM, "capture", "-f", ...FILES, "--at", "web/web1", "--write", file, "--fast", "--duration", "1s", "--exec", "web/web1 -- sh -c 'echo Hello web1 > /usr/share/nginx/html/index.html && cat /usr/share/nginx/html/index.html'"],
+    { encoding: "utf8" },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stderr.split("\n");
+  assert.ok(lines.indexOf("Hello web1") >= 0 && lines.indexOf("Hello web1") < lines.findIndex((l) => l.startsWith("cnisim: recorded")), r.stderr);
+  const bad = spawnSync(process.execPath, [CNISIM, "capture", "-f", ...FILES, "--at", "web/web1", "--write", file, "--fast", "--duration", "1s", "--exec", "web/nope -- echo hi"], { encoding: "utf8" });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /cnisim: --exec: no pod "web\/nope" with a network/);
 });

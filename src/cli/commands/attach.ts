@@ -67,7 +67,8 @@ export function addLiveOptions(command: Command): Command {
     .option("--filter <bpf>", "pcap-filter(7) expression: capture only matching frames")
     .option("--rate <factor>", "simulated seconds per wall-clock second", "1.0")
     .option("--max-lag <duration>", "report when the emulation runs later than this behind real time", "20ms")
-    .option("--strict-realtime", "stop with exit code 1 as soon as the emulation falls behind by more than --max-lag");
+    .option("--strict-realtime", "stop with exit code 1 as soon as the emulation falls behind by more than --max-lag")
+    .option("--exec <'POD -- CMD'>", "run a command in a pod first, as kubectl exec (repeatable), e.g. \"web/web1 -- sh -c 'echo Hello web1 > /usr/share/nginx/html/index.html'\"", collect, []);
 }
 
 export function parseLiveOptions(raw: LiveCliOptions): Result<LiveSettings, string> {
@@ -96,7 +97,6 @@ export const attachCommand: CliCommand = {
   register(program: Command, ctx: CliContext): void {
     addLiveOptions(program.command("attach").description("attach real interfaces to the emulated cluster and run it in real time"))
       .option("--duration <duration>", "stop after this much simulated time (default: run until Ctrl-C)")
-      .option("--exec <'POD -- CMD'>", "run a command in a pod before attaching, as kubectl exec (repeatable), e.g. \"web/web1 -- sh -c 'echo Hello web1 > /usr/share/nginx/html/index.html'\"", collect, [])
       .addHelpText(
         "after",
         "\nNeeds root (or CAP_NET_RAW + CAP_NET_ADMIN), libpcap and the optional `cap` package. Run it\n" +
@@ -117,6 +117,19 @@ async function attach(raw: LiveCliOptions, ctx: CliContext): Promise<ExitCodeVal
   const settings = parseLiveOptions(raw);
   if (!settings.ok) return fail(ctx, settings.error, ExitCode.USAGE);
   if (settings.value.pairs.length === 0) return fail(ctx, "give at least one --iface IFACE --as POINT", ExitCode.USAGE);
+  const opened = await openLiveCluster(raw, ctx);
+  if (typeof opened === "number") return opened;
+  const cluster = opened;
+  const targets = resolveTargets(cluster, settings.value);
+  if (!targets.ok) return fail(ctx, targets.error, ExitCode.FAILURE);
+  return runLiveSession(cluster.sim, cluster.world, targets.value, settings.value, ctx);
+}
+
+/**
+ * Builds the cluster for attach and capture: prints its notices, then runs the --exec commands in
+ * order. An exit code when the files, an --exec or its command failed.
+ */
+export async function openLiveCluster(raw: Pick<LiveCliOptions, "file" | "exec">, ctx: CliContext): Promise<LiveCluster | ExitCodeValue> {
   const execs: ExecSpec[] = [];
   for (const text of raw.exec ?? []) {
     const spec = parseExecSpec(text);
@@ -128,14 +141,11 @@ async function attach(raw: LiveCliOptions, ctx: CliContext): Promise<ExitCodeVal
   for (const n of built.value.notices()) await ctx.err.line(`cnisim: ${n}`);
   const ran = await runExecs(built.value, execs, ctx);
   if (ran !== ExitCode.OK) return ran;
-  const cluster = liveClusterOf(built.value);
-  const targets = resolveTargets(cluster, settings.value);
-  if (!targets.ok) return fail(ctx, targets.error, ExitCode.FAILURE);
-  return runLiveSession(cluster.sim, cluster.world, targets.value, settings.value, ctx);
+  return liveClusterOf(built.value);
 }
 
-/** Runs the --exec commands in order, printing their output as kubectl exec does; a failed one stops attach. */
-export async function runExecs(cluster: ClusterRuntime, execs: readonly ExecSpec[], ctx: CliContext): Promise<ExitCodeValue> {
+/** Runs the --exec commands in order, printing their output as kubectl exec does; a failed one stops attach or capture. */
+async function runExecs(cluster: ClusterRuntime, execs: readonly ExecSpec[], ctx: CliContext): Promise<ExitCodeValue> {
   for (const e of execs) {
     if (cluster.pod(e.pod) === undefined) return fail(ctx, `--exec: no pod ${JSON.stringify(e.pod)} with a network (have: ${cluster.pods().map((p) => p.key).join(", ")})`, ExitCode.FAILURE);
     const out = execInPod(cluster, e.pod, e.container, e.argv);
@@ -342,12 +352,6 @@ export interface LiveCluster {
 }
 
 /** Loads the files and builds the emulated cluster (run until its control plane converged). */
-export async function openLiveCluster(files: readonly string[]): Promise<Result<LiveCluster, string>> {
-  const built = await buildClusterFromFiles(files);
-  if (!built.ok) return err(formatClusterError(built.error));
-  return ok(liveClusterOf(built.value));
-}
-
 /** Point lookups over a built cluster. */
 export function liveClusterOf(cluster: ClusterRuntime): LiveCluster {
   const device = (point: string): Result<NetDevice, string> => {

@@ -89,15 +89,15 @@ async function capture(raw: CaptureCliOptions, ctx: CliContext): Promise<ExitCod
   if (raw.fast === true && (settings.value.durationNs === null || settings.value.pairs.length > 0)) {
     return usage(ctx, "--fast needs --duration and cannot attach real interfaces");
   }
-  const cluster = await openLiveCluster(raw.file);
-  if (!cluster.ok) return failure(ctx, cluster.error);
+  const cluster = await openLiveCluster(raw, ctx);
+  if (typeof cluster === "number") return cluster;
   const points: TapPoint[] = [];
   for (const at of raw.at) {
-    const device = cluster.value.device(at);
+    const device = cluster.device(at);
     if (!device.ok) return failure(ctx, `--at ${at}: ${device.error}`);
     points.push({ label: at, device: device.value });
   }
-  const targets = resolveTargets(cluster.value, settings.value);
+  const targets = resolveTargets(cluster, settings.value);
   if (!targets.ok) return failure(ctx, targets.error);
   const toStdout = raw.write === "-";
   let tap: TapCapture;
@@ -107,14 +107,14 @@ async function capture(raw: CaptureCliOptions, ctx: CliContext): Promise<ExitCod
   } catch (e) {
     return failure(ctx, e instanceof Error ? e.message : String(e));
   }
-  const { sim } = cluster.value;
+  const { sim } = cluster;
   let code: ExitCodeValue = ExitCode.OK;
   try {
     if (raw.fast === true) {
       sim.runUntil(sim.now + settings.value.durationNs!);
       await tap.close();
     } else {
-      code = await runLiveSession(sim, cluster.value.world, targets.value, settings.value, ctx, {
+      code = await runLiveSession(sim, cluster.world, targets.value, settings.value, ctx, {
         onStart: (driver: RealtimeDriver) => (tap.timestamp = (simNs) => driver.epochNsAt(simNs)),
         onStop: () => tap.close(),
         summaryToStderr: toStdout,
