@@ -17,29 +17,10 @@ import { Direction, PolicyVerdict } from "../../../datapath/maps/policy.js";
 import { fromContainer } from "../../../datapath/programs/lxc.js";
 import { fromNetdev } from "../../../datapath/programs/host.js";
 import { CLIENT, IF_A, IF_B, MAC_B, N1, N1_MAC, N2, POD_A, POD_B, POD_C, SYN, SYN_ACK, UPLINK, VIP, buildFrame, node1, run, skbOf, type Node } from "./fixtures.js";
+import { classicPcapBytes } from "../../support/classic-pcap.js";
 
 const tshark = spawnSync("tshark", ["--version"], { stdio: "ignore" }).status === 0;
 const SKIP = tshark ? false : "tshark is not installed (apt-get install tshark): no live oracle for the rewritten bytes";
-
-function pcap(frames: readonly Uint8Array[]): Uint8Array {
-  const size = 24 + frames.reduce((n, f) => n + 16 + f.length, 0);
-  const out = new Uint8Array(size);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, 0xa1b2c3d4, true);
-  dv.setUint16(4, 2, true);
-  dv.setUint16(6, 4, true);
-  dv.setUint32(16, 65535, true);
-  dv.setUint32(20, 1, true); // Ethernet
-  let at = 24;
-  frames.forEach((f, i) => {
-    dv.setUint32(at, i + 1, true);
-    dv.setUint32(at + 8, f.length, true);
-    dv.setUint32(at + 12, f.length, true);
-    out.set(f, at + 16);
-    at += 16 + f.length;
-  });
-  return out;
-}
 
 function open(n: Node): void {
   for (const p of n.policies.values()) {
@@ -97,7 +78,7 @@ describe("tshark agrees with the rewritten bytes", { skip: SKIP }, () => {
     const dir = mkdtempSync(join(tmpdir(), "cnisim-datapath-"));
     try {
       const file = join(dir, "rewritten.pcap");
-      writeFileSync(file, pcap(cases.map((c) => c[1])));
+      writeFileSync(file, classicPcapBytes(cases.map((c) => c[1]), 65535));
       const fields = ["ip.src", "ip.dst", "ip.checksum.status", "tcp.checksum.status", "udp.checksum.status", "icmp.checksum.status", "sctp.checksum.status"];
       const args = ["-r", file, "-n", "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,",
         "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE", "-o", "sctp.checksum:CRC 32c"];

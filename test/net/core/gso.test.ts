@@ -21,28 +21,10 @@ import { setIpv4HeaderChecksum } from "../../../src/wire/checksum.js";
 import { loadShape } from "../../cluster/support/clusters.js";
 import type { NetNamespace } from "../../../src/net/stack/index.js";
 import { Capture, WireCapture, assertConserved, ip, linked, routed } from "../tcp/topology.js";
+import { classicPcapBytes } from "../../support/classic-pcap.js";
 
 const tshark = spawnSync("tshark", ["--version"], { stdio: "ignore" }).status === 0;
 const SKIP = tshark ? false : "tshark is not installed: no oracle for the segment checksums";
-
-function pcapBytes(frames: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(24 + frames.reduce((n, f) => n + 16 + f.length, 0));
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, 0xa1b2c3d4, true);
-  dv.setUint16(4, 2, true);
-  dv.setUint16(6, 4, true);
-  dv.setUint32(16, 262144, true);
-  dv.setUint32(20, 1, true);
-  let at = 24;
-  frames.forEach((f, i) => {
-    dv.setUint32(at, i + 1, true);
-    dv.setUint32(at + 8, f.length, true);
-    dv.setUint32(at + 12, f.length, true);
-    out.set(f, at + 16);
-    at += 16 + f.length;
-  });
-  return out;
-}
 
 interface Row {
   ipSums: string;
@@ -56,7 +38,7 @@ interface Row {
 function tsharkCheck(frames: readonly Uint8Array[]): Row[] {
   const dir = mkdtempSync(join(tmpdir(), "cnisim-gso-"));
   const file = join(dir, "wire.pcap");
-  writeFileSync(file, pcapBytes(frames));
+  writeFileSync(file, classicPcapBytes(frames));
   const r = spawnSync("tshark", [
     "-r", file, "-n", "-d", "udp.port==8472,vxlan",
     "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE",
