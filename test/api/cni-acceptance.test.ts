@@ -1,6 +1,6 @@
 // The issue's comparison on real CNI plugins: the same pod-to-pod traffic between two nodes shows
-// more node CPU through calico-ipip or flannel-vxlan than through flannel-host-gw or Calico without
-// encapsulation (BGP-routed), in `top` (metrics-server rates) and in /metrics.
+// more node CPU through calico-ipip than through Calico without encapsulation (BGP-routed), and
+// through flannel-vxlan than through flannel-host-gw, in `top` (metrics-server rates) and in /metrics.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -20,6 +20,10 @@ const CNIS = {
   "flannel-host-gw": "{plugin: flannel, mode: host-gw}",
 } as const;
 type Cni = keyof typeof CNIS;
+const ENCAP_VS_ROUTED: readonly [Cni, Cni][] = [
+  ["calico-ipip", "calico-bgp"],
+  ["flannel-vxlan", "flannel-host-gw"],
+];
 
 function yaml(cni: Cni): string {
   const pod = (name: string, node: string): string =>
@@ -64,12 +68,12 @@ test("encapsulating CNIs cost the nodes more CPU than routed ones, in top and in
   const r = {} as Record<Cni, { topMilli: number[]; datapathSeconds: number[] }>;
   for (const cni of Object.keys(CNIS) as Cni[]) r[cni] = await measure(cni);
   for (const i of [0, 1]) {
-    for (const encap of ["calico-ipip", "flannel-vxlan"] as const) {
-      for (const routed of ["flannel-host-gw", "calico-bgp"] as const) {
-        const what = `node ${i}: ${encap} vs ${routed}`;
-        assert.ok(r[encap].topMilli[i]! > r[routed].topMilli[i]!, `${what} in top: ${JSON.stringify(r)}`);
-        assert.ok(r[encap].datapathSeconds[i]! > r[routed].datapathSeconds[i]!, `${what} in /metrics`);
-      }
+    // Within one plugin, so that only the encapsulation differs (Calico's felix chains cost more per
+    // packet than flannel's few rules, so calico-bgp against flannel-vxlan would compare policy engines).
+    for (const [encap, routed] of ENCAP_VS_ROUTED) {
+      const what = `node ${i}: ${encap} vs ${routed}`;
+      assert.ok(r[encap].topMilli[i]! > r[routed].topMilli[i]!, `${what} in top: ${JSON.stringify(r)}`);
+      assert.ok(r[encap].datapathSeconds[i]! > r[routed].datapathSeconds[i]!, `${what} in /metrics`);
     }
   }
 });

@@ -74,9 +74,17 @@ describe("replaying real and broken captures", () => {
     const group = r.drops.find((g) => g.reason === DropReason.BAD_CHECKSUM)!;
     assert.equal(group.injected, bad.length);
     assert.deepEqual(group.traces.map((t) => t.origin?.index), bad.slice(0, 3));
-    const left = rt.underlay.uplink.live.emitted - before;
-    assert.ok(left > 0, "queries for the internet leave through the gateway's uplink");
-    assert.equal(injectedDrops(r) + left, r.ledger.injected, "every other record was dropped with a reason (spoofed sources on a pod interface)");
+    // Every other record carries a source that is not the pod's (10.0.0.4, 172.17.0.2, 1.1.1.1): felix's
+    // strict rpfilter in raw cali-PREROUTING drops them as the workload spoofing addresses they are.
+    assert.equal(rt.underlay.uplink.live.emitted - before, 0, "nothing spoofed leaves the node");
+    assert.equal(injectedDrops(r), r.ledger.injected);
+    const spoofed = r.drops.find((g) => g.reason === DropReason.NETFILTER_DROP);
+    assert.ok(spoofed !== undefined);
+    assert.equal(spoofed.injected, r.ledger.injected - bad.length);
+    for (const t of spoofed.traces) {
+      assert.match(t.record.site, /raw\/cali-PREROUTING/);
+      assert.match(t.record.explanation ?? "", /rpfilter: the route back to [0-9.]+ does not leave by cali/);
+    }
   });
 
   it("a record cut by the snaplen is refused as INVALID_PACKET, naming the truncation", async () => {

@@ -102,7 +102,7 @@ export class CalicoPlugin implements CniPlugin {
       ...(this.ebpf === null
         ? [
             "natOutgoing: MASQUERADE from the pool to outside it",
-            "NetworkPolicy: iptables personality (FORWARD -> cali-FORWARD: established first, then cali-fw-*/cali-tw-* per pod interface)",
+            "NetworkPolicy: felix's iptables layout (raw/mangle cali-PREROUTING, FORWARD -> cali-FORWARD -> cali-from/to-wl-dispatch -> cali-fw-*/cali-tw-*, established accepted first in each)",
           ]
         : [
             "eBPF dataplane: programs at tc ingress/egress of every cali veth, eth0 and the tunnel device; natOutgoing as eBPF masquerade",
@@ -156,7 +156,11 @@ export class CalicoPlugin implements CniPlugin {
     }
     let policy: IptablesPolicy | null = null;
     if (this.ebpf === null) {
-      policy = new IptablesPolicy(ns, this.ctx.policy, "cali");
+      policy = new IptablesPolicy(ns, this.ctx.policy, {
+        prefix: "cali",
+        vxlan: this.mode === CalicoMode.VXLAN || this.mode === CalicoMode.VXLAN_CROSS_SUBNET,
+        ipip: this.mode === CalicoMode.IPIP,
+      });
       policy.install();
       this.installNatOutgoing(ns);
     } else this.ebpf.setupNode(node, tunl0 ?? vxlan);

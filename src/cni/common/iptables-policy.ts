@@ -1,14 +1,16 @@
-// NetworkPolicy in the iptables personality, as Calico's felix lays it out in the filter table: FORWARD
-// jumps first to cali-FORWARD, where established/related traffic is accepted and invalid dropped before
-// any policy; packets from a workload interface go to cali-fw-<iface> (the pod's egress policy), packets
-// to one go to cali-tw-<iface> (its ingress policy), each a PROGRAM target consulting the compiled
-// policy map for that pod; pod-to-host traffic passes the pod's egress policy in INPUT. Policy here sees
-// the packet after kube-proxy's DNAT (PREROUTING) and before any SNAT (POSTROUTING).
+// NetworkPolicy in the iptables personality, per workload endpoint as Calico's felix lays it out: packets
+// from a workload interface are dispatched (cali-from-wl-dispatch) to cali-fw-<iface> (the pod's egress
+// policy), packets to one (cali-to-wl-dispatch) to cali-tw-<iface> (its ingress policy). Each chain
+// accepts established and related traffic first and drops invalid, then runs the compiled policy map
+// for that pod as a PROGRAM target; what policy allows gets felix's accept mark and returns (the end of
+// FORWARD accepts it). The static chains around these are felix-chains.ts. Policy sees the packet after
+// kube-proxy's DNAT (PREROUTING) and before any SNAT (POSTROUTING).
 import { ReservedIdentity } from "../../../datapath/identity.js";
 import { Direction, PolicyVerdict } from "../../../datapath/maps/policy.js";
 import { DropReason } from "../../../datapath/reasons.js";
 import type { NetDevice } from "../../net/device.js";
 import { ProgramVerdict, type NfProgramFn, type NfRuleSpec } from "../../net/netfilter/index.js";
+import { assertFelixJumps, CALI_CHAINS, encapDropRules, installFelixChains, MARK_ACCEPT, type FelixOptions } from "./felix-chains.js";
 import type { NetNamespace } from "../../net/stack/namespace.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import type { PolicyCompiler } from "../../policy/compiler.js";
@@ -19,13 +21,6 @@ const IPPROTO_ICMP = 1;
 const IPPROTO_TCP = 6;
 const IPPROTO_UDP = 17;
 const IPPROTO_SCTP = 132;
-
-export const CALI_CHAINS = {
-  FORWARD: "cali-FORWARD",
-  INPUT: "cali-INPUT",
-  FROM_WL: "cali-from-wl-dispatch",
-  TO_WL: "cali-to-wl-dispatch",
-} as const;
 
 /** Destination port (or ICMP type) of an IPv4 packet at skb.head; 0 for fragments and other protocols. */
 function policyPort(skb: SkBuff, proto: number): number {
@@ -42,7 +37,7 @@ function policyPort(skb: SkBuff, proto: number): number {
 function policyProgram(compiler: PolicyCompiler, podKey: string, direction: number): NfProgramFn {
   return (skb, _in, _out, drop) => {
     const ep = compiler.endpoint(podKey);
-    if (ep === undefined) return ProgramVerdict.RETURN;
+    if (ep === undefined) return ProgramVerdict.CONTINUE;
     const ipcache = compiler.ipcacheOf(ep.pod.node);
     const b = skb.data;
     const ip = skb.head;
@@ -52,7 +47,7 @@ function policyProgram(compiler: PolicyCompiler, podKey: string, direction: numb
     const found = ipcache === undefined ? 0 : ipcache.lookupV4(peer);
     const identity = found === 0 ? ReservedIdentity.WORLD : found;
     const verdict = ep.map.lookup(direction, identity, proto, port);
-    if (verdict === PolicyVerdict.ALLOW) return ProgramVerdict.RETURN;
+    if (verdict === PolicyVerdict.ALLOW) return ProgramVerdict.CONTINUE;
     drop.reason = verdict === PolicyVerdict.DENY ? DropReason.POLICY_DENY : DropReason.POLICY_DENIED;
     drop.dstIdentity = direction === Direction.INGRESS ? ep.identity : identity;
     const e = explainAt(compiler, podKey, direction, peer, proto, port);
@@ -67,41 +62,17 @@ export class IptablesPolicy {
   constructor(
     private readonly ns: NetNamespace,
     private readonly compiler: PolicyCompiler,
-    /** Interface name prefix of workload interfaces ("cali"). */
-    private readonly prefix: string,
+    private readonly options: FelixOptions,
   ) {}
 
-  /** Creates the chains and the jumps from FORWARD (first rule) and INPUT. */
+  /** Creates felix's static chains and the jumps to them. */
   install(): void {
-    const f = this.ns.netfilter.table("filter");
-    for (const name of Object.values(CALI_CHAINS)) f.newChain(name);
-    const any = `${this.prefix}+`;
-    const fwd: NfRuleSpec[] = [
-      { ctstate: { states: ["RELATED", "ESTABLISHED"] }, comment: "established and related traffic is accepted before policy", target: { kind: "ACCEPT" } },
-      { ctstate: { states: ["INVALID"] }, target: { kind: "DROP" } },
-      { inIface: any, target: { kind: "JUMP", chain: CALI_CHAINS.FROM_WL } },
-      { outIface: any, target: { kind: "JUMP", chain: CALI_CHAINS.TO_WL } },
-      { inIface: any, comment: "policy accepted the packet", target: { kind: "ACCEPT" } },
-      { outIface: any, comment: "policy accepted the packet", target: { kind: "ACCEPT" } },
-    ];
-    for (const r of fwd) f.append(CALI_CHAINS.FORWARD, r);
-    f.append(CALI_CHAINS.INPUT, { ctstate: { states: ["RELATED", "ESTABLISHED"] }, target: { kind: "ACCEPT" } });
-    f.append(CALI_CHAINS.INPUT, { inIface: any, comment: "workload to host: the pod's egress policy", target: { kind: "JUMP", chain: CALI_CHAINS.FROM_WL } });
-    f.append(CALI_CHAINS.FROM_WL, { comment: "Unknown interface", target: { kind: "DROP" } });
-    f.append(CALI_CHAINS.TO_WL, { comment: "Unknown interface", target: { kind: "DROP" } });
-    this.assertJumps();
+    installFelixChains(this.ns, this.options);
   }
 
-  /** Puts the jumps to Calico's chains back at the top of FORWARD and INPUT (felix's insert mode), e.g. after kube-proxy prepended its own. */
+  /** Puts felix's jumps back at the top of the built-in chains (insert mode), e.g. after kube-proxy prepended its own. */
   assertJumps(): void {
-    const f = this.ns.netfilter.table("filter");
-    for (const [hook, chain] of [["FORWARD", CALI_CHAINS.FORWARD], ["INPUT", CALI_CHAINS.INPUT]] as const) {
-      const rules = f.chain(hook)?.rules ?? [];
-      const at = rules.findIndex((r) => r.jumpChain?.name === chain);
-      if (at === 0) continue;
-      if (at > 0) f.delete(hook, at + 1);
-      f.insert(hook, { target: { kind: "JUMP", chain } }, 1);
-    }
+    assertFelixJumps(this.ns);
   }
 
   /** A workload interface appeared: its dispatch rules and per-interface policy chains. */
@@ -114,8 +85,19 @@ export class IptablesPolicy {
     const tw = `cali-tw-${name}`;
     f.newChain(fw);
     f.newChain(tw);
-    f.append(fw, { comment: `egress policy of pod ${podKey}`, target: { kind: "PROGRAM", name: `policy egress ${podKey}`, run: policyProgram(this.compiler, podKey, Direction.EGRESS) } });
-    f.append(tw, { comment: `ingress policy of pod ${podKey}`, target: { kind: "PROGRAM", name: `policy ingress ${podKey}`, run: policyProgram(this.compiler, podKey, Direction.INGRESS) } });
+    const head: NfRuleSpec[] = [
+      { ctstate: { states: ["RELATED", "ESTABLISHED"] }, target: { kind: "ACCEPT" } },
+      { ctstate: { states: ["INVALID"] }, target: { kind: "DROP" } },
+      { target: { kind: "MARK", value: 0, mask: MARK_ACCEPT } },
+    ];
+    const allowed: NfRuleSpec[] = [
+      { comment: "policy accepted the packet", target: { kind: "MARK", value: MARK_ACCEPT, mask: MARK_ACCEPT } },
+      { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, target: { kind: "RETURN" } },
+    ];
+    const egress: NfRuleSpec = { comment: `egress policy of pod ${podKey}`, target: { kind: "PROGRAM", name: `policy egress ${podKey}`, run: policyProgram(this.compiler, podKey, Direction.EGRESS) } };
+    const ingress: NfRuleSpec = { comment: `ingress policy of pod ${podKey}`, target: { kind: "PROGRAM", name: `policy ingress ${podKey}`, run: policyProgram(this.compiler, podKey, Direction.INGRESS) } };
+    for (const r of [...head, ...encapDropRules(this.options), egress, ...allowed]) f.append(fw, r);
+    for (const r of [...head, ingress, ...allowed]) f.append(tw, r);
     f.insert(CALI_CHAINS.FROM_WL, { inIface: name, target: { kind: "GOTO", chain: fw } }, 1);
     f.insert(CALI_CHAINS.TO_WL, { outIface: name, target: { kind: "GOTO", chain: tw } }, 1);
   }

@@ -123,7 +123,8 @@ export class FlannelPlugin implements CniPlugin {
     let bridge: BridgeDevice | null = null;
     let policy: IptablesPolicy | null = null;
     if (this.options.canal) {
-      policy = new IptablesPolicy(ns, this.ctx.policy, "cali");
+      // canal's felix runs without IPIP or VXLAN of its own (flannel carries the traffic).
+      policy = new IptablesPolicy(ns, this.ctx.policy, { prefix: "cali", vxlan: false, ipip: false });
       policy.install();
     } else {
       bridge = new BridgeDevice(this.ctx.world, "cni0", randomMac(this.ctx.rng), { macSet: true, mtu: this.podMtu });
