@@ -65,16 +65,20 @@ export function collectDevice(dev: NetDevice, w: Work, options: CollectOptions =
   if (dev.tcEgress !== null) w.add(STEP.bpfProgram, s.txPackets);
 }
 
-/** Whether any rule exists, and the rules evaluated (matches checked) over every table of a namespace. */
-function ruleCounts(nf: Netfilter): { any: boolean; evaluated: number } {
-  let any = false;
+/** Adds the tables' traversals (one ipt_do_table call each), the rules they evaluated and the match modules those called. */
+function addRuleWork(nf: Netfilter, w: Work): void {
+  let traversals = 0;
   let evaluated = 0;
+  let modules = 0;
   for (const name of TABLES) {
     const table = nf.table(name);
+    traversals += table.traversals;
     evaluated += table.rulesEvaluated;
-    any ||= table.hasRules();
+    modules += table.matchesEvaluated;
   }
-  return { any, evaluated };
+  w.add(STEP.netfilterHook, traversals);
+  w.add(STEP.netfilterRule, evaluated);
+  w.add(STEP.netfilterMatch, modules);
 }
 
 /**
@@ -92,11 +96,7 @@ export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView 
   w.add(STEP.parse, ip.InReceives);
   w.add(STEP.routeLookup, ip.InReceives + ip.OutRequests);
   const nf = ns.netfilter;
-  const { any, evaluated } = ruleCounts(nf);
-  if (any || nf.tracking) {
-    w.add(STEP.netfilterHook, ip.InReceives + ip.InDelivers + 2 * ip.ForwDatagrams + 2 * ip.OutRequests);
-    w.add(STEP.netfilterRule, evaluated);
-  }
+  addRuleWork(nf, w);
   w.add(STEP.natRewrite, nf.nat.rewrites);
   const ct = nf.conntrack.stats;
   w.add(STEP.conntrackLookup, ct.found + ct.insert);

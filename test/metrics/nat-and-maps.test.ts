@@ -62,10 +62,26 @@ test("iptables personality: every packet of a DNATed connection is rewritten onc
   const w31 = acc.nodes.find((n) => n.node.name === "worker31")!;
   assert.equal(w31.work.packets("natRewrite"), n1.nat.rewrites);
   let evaluated = 0;
-  for (const t of ["raw", "mangle", "nat", "filter"] as const) evaluated += n1.table(t).rulesEvaluated;
-  const podRules = acc.pods.filter((p) => p.pod.nodeName === "worker31").reduce((s, p) => s + p.work.packets("netfilterRule"), 0);
+  let modules = 0;
+  let traversals = 0;
+  for (const t of ["raw", "mangle", "nat", "filter"] as const) {
+    evaluated += n1.table(t).rulesEvaluated;
+    modules += n1.table(t).matchesEvaluated;
+    traversals += n1.table(t).traversals;
+  }
+  const onNode = acc.pods.filter((p) => p.pod.nodeName === "worker31");
+  const podRules = onNode.reduce((s, p) => s + p.work.packets("netfilterRule"), 0);
+  const podModules = onNode.reduce((s, p) => s + p.work.packets("netfilterMatch"), 0);
+  const podTraversals = onNode.reduce((s, p) => s + p.work.packets("netfilterHook"), 0);
   assert.equal(w31.work.packets("netfilterRule"), evaluated + podRules, "every rule evaluated is charged (host namespace plus its pods')");
-  assert.equal(w31.work.stepCpuNs("netfilterRule", DEFAULT_COST_MODEL), (evaluated + podRules) * 60);
+  assert.equal(w31.work.stepCpuNs("netfilterRule", DEFAULT_COST_MODEL), (evaluated + podRules) * 40);
+  // Every rule the host walks carries a comment (kube-proxy's and felix's), so each calls a module at least
+  // when ip_packet_match passes; each table run is one netfilterHook.
+  assert.ok(modules > 0);
+  assert.equal(w31.work.packets("netfilterMatch"), modules + podModules);
+  assert.equal(w31.work.packets("netfilterHook"), traversals + podTraversals);
+  const fwd = rt.node("worker31")!.ns.counters.ip.ForwDatagrams;
+  assert.ok(traversals >= 5 * fwd, "raw, mangle (PREROUTING), mangle, filter (FORWARD), mangle (POSTROUTING) per forwarded packet at least");
 });
 
 test("eBPF personality: the node's datapath maps are found through its attached programs and their lookups charged", () => {

@@ -34,15 +34,7 @@ const MODELLED: readonly [string, FlavourName][] = [
 // 30 ms of simulated transfer: every figure is within 0.2% of a 100 ms run (measured), in a fraction of the time.
 const DURATION_NS = 30_000_000;
 
-// Known gap (issue 8 stays open): run on 2026-12-02 the model gave bare-metal 33.1 (published 31.4), calico 30.3
-// (19.7), canal 26.6 (16.4), flannel-vxlan 26.2 (20.0) Gbit/s. Two causes, both named in bench/README.md: the
-// model's Calico accepts established forwarded traffic in the first rule of cali-FORWARD where Felix 3.27 walks
-// ~15-20 rules per pass, and the per-pass host costs (veth, forwarding, VXLAN) are several microseconds per
-// super-packet short of what the published run implies. The test keeps the issue's bar and reports the
-// figures; it is marked todo, not loosened, until the model closes the gap.
-const KNOWN_GAP = "model gap vs the published table: calico +54%, canal +62%, flannel-vxlan +31% (Felix chain walk and per-pass host costs not yet modelled; see bench/README.md)";
-
-test("single-stream pod-to-pod TCP: order and every figure within 20% of the published means", { todo: KNOWN_GAP }, () => {
+test("single-stream pod-to-pod TCP: order and every figure within 20% of the published means", () => {
   const rows = MODELLED.map(([id, flavour]) => {
     const rec = records.find((r) => r.configId === id && r.metric === "direct-tcp-1.throughput");
     assert.ok(rec !== undefined, `published ${id} direct-tcp-1`);

@@ -5,6 +5,7 @@
 // workload dispatch chains where the per-interface chains accept established traffic first) and
 // cali-INPUT. Per-endpoint chains live in iptables-policy.ts. Marks are felix's defaults under
 // IptablesMarkMask 0xffff0000: accept 0x10000, pass 0x20000, scratch0 0x40000 ("from a workload").
+import { createHash } from "node:crypto";
 import { DropReason } from "../../../datapath/reasons.js";
 import { ProgramVerdict, type NfProgramFn, type NfRuleSpec, type NfTableName } from "../../net/netfilter/index.js";
 import type { NetNamespace } from "../../net/stack/namespace.js";
@@ -40,6 +41,18 @@ export const FELIX_JUMPS: readonly [NfTableName, string, string][] = [
   ["filter", "FORWARD", CALI_CHAINS.FORWARD],
   ["filter", "INPUT", CALI_CHAINS.INPUT],
 ];
+
+/**
+ * Every felix rule carries `-m comment --comment "cali:<id>"`, a hash of its chain and position (felix's
+ * ids are 16 characters of a SHA-224 over the chain's rules); a rule with a comment of its own keeps it.
+ */
+export function felixRules(chain: string, rules: readonly NfRuleSpec[]): NfRuleSpec[] {
+  return rules.map((r, i) => {
+    if (r.comment !== undefined) return r;
+    const id = createHash("sha224").update(`${chain}/${i}/${JSON.stringify(r.target.kind)}`).digest("base64url").slice(0, 16);
+    return { ...r, comment: `cali:${id}` };
+  });
+}
 
 const markClear = (mask: number): NfRuleSpec["target"] => ({ kind: "MARK", value: 0, mask });
 const markSet = (bits: number): NfRuleSpec["target"] => ({ kind: "MARK", value: bits, mask: bits });
@@ -85,13 +98,13 @@ export function installFelixChains(ns: NetNamespace, options: FelixOptions): voi
     { mark: { value: 0, mask: MARK_SCRATCH0 }, target: { kind: "JUMP", chain: CALI_CHAINS.FROM_HOST_ENDPOINT } },
     { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, target: { kind: "ACCEPT" } },
   ];
-  for (const r of rawPre) raw.append(CALI_CHAINS.PREROUTING, r);
+  for (const r of felixRules(`raw/${CALI_CHAINS.PREROUTING}`, rawPre)) raw.append(CALI_CHAINS.PREROUTING, r);
   const rawOut: NfRuleSpec[] = [
     { target: markClear(MARK_ALL) },
     { target: { kind: "JUMP", chain: CALI_CHAINS.TO_HOST_ENDPOINT } },
     { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, target: { kind: "ACCEPT" } },
   ];
-  for (const r of rawOut) raw.append(CALI_CHAINS.OUTPUT, r);
+  for (const r of felixRules(`raw/${CALI_CHAINS.OUTPUT}`, rawOut)) raw.append(CALI_CHAINS.OUTPUT, r);
 
   const mangle = ns.netfilter.table("mangle");
   for (const c of [CALI_CHAINS.PREROUTING, CALI_CHAINS.FROM_HOST_ENDPOINT]) mangle.newChain(c);
@@ -101,7 +114,7 @@ export function installFelixChains(ns: NetNamespace, options: FelixOptions): voi
     { target: { kind: "JUMP", chain: CALI_CHAINS.FROM_HOST_ENDPOINT } },
     { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, comment: "Host endpoint policy accepted packet.", target: { kind: "ACCEPT" } },
   ];
-  for (const r of manglePre) mangle.append(CALI_CHAINS.PREROUTING, r);
+  for (const r of felixRules(`mangle/${CALI_CHAINS.PREROUTING}`, manglePre)) mangle.append(CALI_CHAINS.PREROUTING, r);
 
   const f = ns.netfilter.table("filter");
   for (const c of [CALI_CHAINS.FORWARD, CALI_CHAINS.INPUT, CALI_CHAINS.FROM_HOST_ENDPOINT, CALI_CHAINS.FROM_HEP_FORWARD, CALI_CHAINS.TO_HEP_FORWARD, CALI_CHAINS.CIDR_BLOCK, CALI_CHAINS.WL_TO_HOST, CALI_CHAINS.FROM_WL, CALI_CHAINS.TO_WL]) f.newChain(c);
@@ -113,7 +126,7 @@ export function installFelixChains(ns: NetNamespace, options: FelixOptions): voi
     { target: { kind: "JUMP", chain: CALI_CHAINS.TO_HEP_FORWARD } },
     { target: { kind: "JUMP", chain: CALI_CHAINS.CIDR_BLOCK } },
   ];
-  for (const r of fwd) f.append(CALI_CHAINS.FORWARD, r);
+  for (const r of felixRules(CALI_CHAINS.FORWARD, fwd)) f.append(CALI_CHAINS.FORWARD, r);
   const input: NfRuleSpec[] = [
     { inIface: wl, target: { kind: "GOTO", chain: CALI_CHAINS.WL_TO_HOST } },
     { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, target: { kind: "ACCEPT" } },
@@ -121,8 +134,8 @@ export function installFelixChains(ns: NetNamespace, options: FelixOptions): voi
     { target: { kind: "JUMP", chain: CALI_CHAINS.FROM_HOST_ENDPOINT } },
     { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, comment: "Host endpoint policy accepted packet.", target: { kind: "ACCEPT" } },
   ];
-  for (const r of input) f.append(CALI_CHAINS.INPUT, r);
-  f.append(CALI_CHAINS.WL_TO_HOST, { target: { kind: "JUMP", chain: CALI_CHAINS.FROM_WL } });
+  for (const r of felixRules(CALI_CHAINS.INPUT, input)) f.append(CALI_CHAINS.INPUT, r);
+  f.append(CALI_CHAINS.WL_TO_HOST, felixRules(CALI_CHAINS.WL_TO_HOST, [{ target: { kind: "JUMP", chain: CALI_CHAINS.FROM_WL } }])[0]!);
   f.append(CALI_CHAINS.WL_TO_HOST, { comment: "Configured DefaultEndpointToHostAction", target: { kind: "ACCEPT" } });
   f.append(CALI_CHAINS.FROM_WL, { comment: "Unknown interface", target: { kind: "DROP" } });
   f.append(CALI_CHAINS.TO_WL, { comment: "Unknown interface", target: { kind: "DROP" } });
@@ -140,7 +153,7 @@ export function assertFelixJumps(ns: NetNamespace): void {
     const at = rules.findIndex((r) => r.jumpChain?.name === chain);
     if (at === 0) continue;
     if (at > 0) table.delete(hook, at + 1);
-    table.insert(hook, { target: { kind: "JUMP", chain } }, 1);
+    table.insert(hook, felixRules(`${tableName}/${hook}`, [{ target: { kind: "JUMP", chain } }])[0]!, 1);
   }
 }
 

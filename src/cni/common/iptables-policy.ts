@@ -10,7 +10,7 @@ import { Direction, PolicyVerdict } from "../../../datapath/maps/policy.js";
 import { DropReason } from "../../../datapath/reasons.js";
 import type { NetDevice } from "../../net/device.js";
 import { ProgramVerdict, type NfProgramFn, type NfRuleSpec } from "../../net/netfilter/index.js";
-import { assertFelixJumps, CALI_CHAINS, encapDropRules, installFelixChains, MARK_ACCEPT, type FelixOptions } from "./felix-chains.js";
+import { assertFelixJumps, CALI_CHAINS, encapDropRules, felixRules, installFelixChains, MARK_ACCEPT, type FelixOptions } from "./felix-chains.js";
 import type { NetNamespace } from "../../net/stack/namespace.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import type { PolicyCompiler } from "../../policy/compiler.js";
@@ -96,10 +96,10 @@ export class IptablesPolicy {
     ];
     const egress: NfRuleSpec = { comment: `egress policy of pod ${podKey}`, target: { kind: "PROGRAM", name: `policy egress ${podKey}`, run: policyProgram(this.compiler, podKey, Direction.EGRESS) } };
     const ingress: NfRuleSpec = { comment: `ingress policy of pod ${podKey}`, target: { kind: "PROGRAM", name: `policy ingress ${podKey}`, run: policyProgram(this.compiler, podKey, Direction.INGRESS) } };
-    for (const r of [...head, ...encapDropRules(this.options), egress, ...allowed]) f.append(fw, r);
-    for (const r of [...head, ingress, ...allowed]) f.append(tw, r);
-    f.insert(CALI_CHAINS.FROM_WL, { inIface: name, target: { kind: "GOTO", chain: fw } }, 1);
-    f.insert(CALI_CHAINS.TO_WL, { outIface: name, target: { kind: "GOTO", chain: tw } }, 1);
+    for (const r of felixRules(fw, [...head, ...encapDropRules(this.options), egress, ...allowed])) f.append(fw, r);
+    for (const r of felixRules(tw, [...head, ingress, ...allowed])) f.append(tw, r);
+    f.insert(CALI_CHAINS.FROM_WL, felixRules(`${CALI_CHAINS.FROM_WL}/${name}`, [{ inIface: name, target: { kind: "GOTO", chain: fw } }])[0]!, 1);
+    f.insert(CALI_CHAINS.TO_WL, felixRules(`${CALI_CHAINS.TO_WL}/${name}`, [{ outIface: name, target: { kind: "GOTO", chain: tw } }])[0]!, 1);
   }
 
   removeEndpoint(dev: NetDevice): void {

@@ -245,12 +245,15 @@ export class Netfilter {
     const chain = table.hooks[f.hook] ?? null;
     if (chain === null) return NfVerdict.ACCEPT;
     if (chain.rules.length === 0 && chain.policy === "ACCEPT") {
-      // An empty built-in chain: only its policy counters move.
+      // An empty built-in chain: only its policy counters move. The kernel still runs the table once
+      // it is instantiated in the namespace (on first use, i.e. once anything edited it).
+      if (table.generation > 0) table.traversals++;
       chain.policyPackets++;
       chain.policyBytes += f.ctx.length;
       return NfVerdict.ACCEPT;
     }
     f.table = table;
+    table.traversals++;
     const v = f.trav.run(table, f.hook, f.ctx, this.env, f.exec);
     return this.finish(f, v);
   }

@@ -28,7 +28,8 @@ test("copyOut returns what was appended, across chunks and pages, after any rele
     fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
       const sb = new SendBuffer();
       let model: number[] = [];
-      const scratch = new Uint8Array(200_000);
+      // Reads of up to 200,000 bytes land at offset 7, with a guard byte on each side.
+      const scratch = new Uint8Array(7 + 200_000 + 1);
       for (const o of ops) {
         if (o.kind === "copy") {
           const src = Uint8Array.from({ length: o.len }, (_, i) => (o.fill + i) & 0xff);

@@ -24,6 +24,8 @@ export class MatchContext {
   ctDir = 0;
   /** Packet length as iptables counts it (the IPv4 total length). */
   length = 0;
+  /** xt match modules called so far (ip_packet_match passed, so the rule's modules ran); monotonic. */
+  modulesCalled = 0;
 }
 
 export interface MatchEnv {
@@ -65,13 +67,19 @@ function ctMatches(r: NfRule, c: MatchContext): boolean {
 /** True when every match of rule r holds for the packet in c (may update statistic/recent state). */
 export function ruleMatches(r: NfRule, c: MatchContext, env: MatchEnv): boolean {
   const has = r.has;
-  if (has === 0) return true;
+  if (has === 0) {
+    c.modulesCalled += r.matchModules;
+    return true;
+  }
   const h = c.h!;
   if (has & M.SRC && (((h.src4 & r.srcMask) >>> 0) === r.srcNet) === r.srcInv) return false;
   if (has & M.DST && (((h.dst4 & r.dstMask) >>> 0) === r.dstNet) === r.dstInv) return false;
   if (has & M.PROTO && (h.ipProto === r.proto) === r.protoInv) return false;
   if (has & M.IN && ifaceMatches(c.inName, r.inName, r.inPrefix) === r.inInv) return false;
   if (has & M.OUT && ifaceMatches(c.outName, r.outName, r.outPrefix) === r.outInv) return false;
+  // ip_packet_match passed: the kernel now calls the rule's match modules (counted whole, an upper bound
+  // when an early one fails).
+  c.modulesCalled += r.matchModules;
   if (has & (M.SPORT | M.DPORT | M.MULTIPORT | M.TCPFLAGS | M.ICMP)) {
     // L4 matches need the first fragment with a complete header.
     if (h.fragOffset !== 0 || h.l4Offset < 0 || h.status !== 0) return false;

@@ -150,6 +150,8 @@ export class NfRule {
   xmarkMask = 0;
   program: NfProgramFn | null = null;
   programName = "";
+  /** xt match modules the rule calls besides ip_packet_match (tcp/udp, multiport, mark, conntrack, comment, ...). */
+  matchModules = 0;
 
   constructor(readonly spec: NfRuleSpec) {}
 
@@ -376,7 +378,25 @@ export function compileRule(spec: NfRuleSpec, table: string, chain: string): Res
     if (spec.recent.name === "") return fail(table, chain, "recent", "--name must not be empty");
     r.has |= M.RECENT;
   }
+  r.matchModules = countMatchModules(r);
   return compileTarget(r, spec, table, chain);
+}
+
+/** The `-m` modules iptables would load for the rule (ports and TCP flags share the protocol's own module). */
+function countMatchModules(r: NfRule): number {
+  const h = r.has;
+  let n = 0;
+  if (h & (M.SPORT | M.DPORT | M.TCPFLAGS)) n++;
+  if (h & M.MULTIPORT) n++;
+  if (h & M.ICMP) n++;
+  if (h & M.MARK) n++;
+  if (h & (M.CTSTATE | M.CTDIR)) n++;
+  if (h & M.SRCTYPE) n++;
+  if (h & M.DSTTYPE) n++;
+  if (h & M.STATISTIC) n++;
+  if (h & M.RECENT) n++;
+  if (r.spec.comment !== undefined) n++;
+  return n;
 }
 
 function compileTarget(r: NfRule, spec: NfRuleSpec, table: string, chain: string): Result<NfRule, NfError> {

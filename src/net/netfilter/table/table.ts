@@ -33,6 +33,10 @@ export class NfTable {
   generation = 0;
   /** Rules whose matches were evaluated, over all traversals (monotonic; -Z does not reset it; read by metrics). */
   rulesEvaluated = 0;
+  /** xt match modules called by the rules evaluated (monotonic; read by metrics). */
+  matchesEvaluated = 0;
+  /** Times a hook ran this table (ipt_do_table calls), over all hooks (monotonic; read by metrics). */
+  traversals = 0;
   private txn: Transaction | null = null;
 
   constructor(readonly name: NfTableName) {

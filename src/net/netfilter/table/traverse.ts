@@ -62,7 +62,10 @@ export class Traversal {
       if (!returning) {
         const rule = rules[pos]!;
         table.rulesEvaluated++;
-        if (!ruleMatches(rule, ctx, env)) {
+        const called = ctx.modulesCalled;
+        const matched = ruleMatches(rule, ctx, env);
+        table.matchesEvaluated += ctx.modulesCalled - called;
+        if (!matched) {
           pos++;
           continue;
         }
