@@ -13,10 +13,9 @@ import { DropReason } from "../../datapath/reasons.js";
 import { SkBuff } from "../../src/skb/skbuff.js";
 import type { DropRecord } from "../../src/trace/records.js";
 import { formatIPv4, parseIPv4 } from "../../src/util/ip.js";
-import { write16, write32 } from "../../src/wire/bytes.js";
-import { setIpv4HeaderChecksum, setL4ChecksumV4 } from "../../src/wire/checksum.js";
 import { loadShape } from "../cluster/support/clusters.js";
 import { ping } from "../cluster/support/probes.js";
+import { udpPacket } from "../cluster/replay-support.js";
 
 function calico(mode: string): ClusterRuntime {
   const r = buildCluster(loadShape({ plugin: "calico", mode }));
@@ -98,18 +97,8 @@ test("a workload sending from an address that is not its own is dropped by felix
   assert.equal(ping(rt, a.ns, dst), true, "its own address passes");
   const drops: DropRecord[] = [];
   rt.world.tracer.addSink({ drop: (d) => drops.push(d) });
-  // An ICMP echo request the pod sends (a raw socket with IP_HDRINCL) from 10.77.0.5.
-  const spoofed = parseIPv4("10.77.0.5")!;
-  const p = new Uint8Array(20 + 8 + 8);
-  p[0] = 0x45;
-  write16(p, 2, p.length);
-  p[8] = 64;
-  p[9] = 1;
-  write32(p, 12, spoofed);
-  write32(p, 16, dst);
-  p[20] = 8;
-  setIpv4HeaderChecksum(p, 0, 20);
-  setL4ChecksumV4(p, 20, p.length - 20, 1, spoofed, dst);
+  // A datagram the pod sends (a raw socket with IP_HDRINCL) from 10.77.0.5.
+  const p = udpPacket(parseIPv4("10.77.0.5")!, dst, 40000, 9, new Uint8Array(8));
   a.ns.outputIp(SkBuff.fromBytes(rt.world.ledger.admit(), p));
   rt.runUntilIdle();
   const d = drops.find((x) => x.reason === DropReason.NETFILTER_DROP);
