@@ -32,6 +32,38 @@ export function onesSum(bytes: Uint8Array, start: number, end: number, acc = 0):
   return acc + hi * 256 + lo;
 }
 
+/** Ranges at least this long are summed a 32-bit word at a time (congruentSum). */
+const WORD_SUM_MIN = 128;
+/** Longest range congruentSum takes (the word total, below 2^20 words of 2^32, stays exact). */
+const WORD_SUM_MAX = 1 << 22;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * A sum congruent to onesSum(bytes, start, end, acc) modulo 0xffff, and zero exactly when that is
+ * zero: all that foldSum needs (it maps every positive accumulator to the one value in [1, 0xffff] of
+ * its class), so the folded checksum is the same. The 4-aligned middle is read as little-endian
+ * 32-bit words W = b0 + b1*2^8 + b2*2^16 + b3*2^24 = b0 + b1*2^8 + b2 + b3*2^8 (mod 0xffff, as
+ * 2^16 = 1): the byte-swapped big-endian words, which 256 * W swaps back when b0 sits at an even
+ * distance from start (RFC 1071 section 2(B)). About twice as fast as onesSum over 64 KB.
+ */
+function congruentSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
+  const n = end - start;
+  if (n < WORD_SUM_MIN || n > WORD_SUM_MAX || !LITTLE_ENDIAN) return onesSum(bytes, start, end, acc);
+  const base = bytes.byteOffset;
+  const first = start + ((4 - ((base + start) & 3)) & 3);
+  const words = (end - first) >>> 2;
+  const stop = first + words * 4;
+  const view = new Uint32Array(bytes.buffer, base + first, words);
+  let w = 0;
+  for (let i = 0; i < words; i++) w += view[i]!;
+  // The head bytes [start, first) and tail bytes [stop, end) keep their parity relative to start.
+  let s = onesSum(bytes, start, first, acc);
+  s = ((stop - start) & 1) === 0 ? onesSum(bytes, stop, end, s) : s + onesSum(bytes, stop, end) * 256;
+  // Reduced (never to 0 unless it is 0) so that 256 * w stays exact.
+  if (w !== 0) w = w % 0xffff || 0xffff;
+  return s + (((first - start) & 1) === 0 ? w * 256 : w);
+}
+
 /** Folds an accumulator to 16 bits with end-around carry. */
 export function foldSum(acc: number): number {
   while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
@@ -40,12 +72,12 @@ export function foldSum(acc: number): number {
 
 /** The internet checksum of bytes[start, end) plus an initial sum (e.g. a pseudo-header). */
 export function internetChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): number {
-  return ~foldSum(onesSum(bytes, start, end, initial)) & 0xffff;
+  return ~foldSum(congruentSum(bytes, start, end, initial)) & 0xffff;
 }
 
 /** True when a range that contains its own checksum field sums to all ones (RFC 1071 verification). */
 export function verifyChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): boolean {
-  return foldSum(onesSum(bytes, start, end, initial)) === 0xffff;
+  return foldSum(congruentSum(bytes, start, end, initial)) === 0xffff;
 }
 
 /** The contract's name for verifyChecksum. */
