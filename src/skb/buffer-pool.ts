@@ -10,10 +10,17 @@ const CLASS_BYTES = [256, 2048, 16384, 65536 + DEFAULT_HEADROOM] as const;
 /** Free buffers kept per class (beyond that, released buffers go to the garbage collector). */
 const CLASS_KEEP = [4096, 2048, 1024, 1024] as const;
 
+/**
+ * Pool state kept on each pooled ArrayBuffer itself (one property, the same on all of them, so the
+ * access stays monomorphic): the pool that handed it out, null while it is free in that pool. A
+ * WeakMap did the same bookkeeping at several times the cost per packet; foreign buffers lack the
+ * property. The class is the buffer's size.
+ */
+const POOL_OWNER = Symbol("packetBufferPool.owner");
+type PooledBuffer = ArrayBuffer & { [POOL_OWNER]?: PacketBufferPool | null };
+
 export class PacketBufferPool {
-  private readonly free: ArrayBuffer[][] = CLASS_BYTES.map(() => []);
-  /** Buffers handed out and not yet released, with their class: guards against foreign or double release. */
-  private readonly out = new WeakMap<ArrayBuffer, number>();
+  private readonly free: PooledBuffer[][] = CLASS_BYTES.map(() => []);
   /** Test hook: fill released buffers with this byte (-1 = off), so a reader of stale bytes shows. */
   poison = -1;
 
@@ -21,20 +28,21 @@ export class PacketBufferPool {
   acquire(length: number): Uint8Array {
     const c = classOf(length);
     if (c < 0) return new Uint8Array(length);
-    const ab = this.free[c]!.pop() ?? new ArrayBuffer(CLASS_BYTES[c]!);
-    this.out.set(ab, c);
+    const ab = this.free[c]!.pop() ?? (new ArrayBuffer(CLASS_BYTES[c]!) as PooledBuffer);
+    ab[POOL_OWNER] = this;
     return new Uint8Array(ab, 0, length);
   }
 
   /**
    * Gives back the buffer behind `view` (from acquire): only the buffer's last holder may call this,
-   * and nothing may read the view afterwards. Views of other buffers are ignored.
+   * and nothing may read the view afterwards. Views of other buffers, and buffers already given
+   * back, are ignored.
    */
   release(view: Uint8Array): void {
-    const ab = view.buffer as ArrayBuffer;
-    const c = this.out.get(ab);
-    if (c === undefined) return;
-    this.out.delete(ab);
+    const ab = view.buffer as PooledBuffer;
+    if (ab[POOL_OWNER] !== this) return;
+    ab[POOL_OWNER] = null;
+    const c = classOf(ab.byteLength);
     if (this.poison >= 0) new Uint8Array(ab).fill(this.poison);
     const list = this.free[c]!;
     if (list.length < CLASS_KEEP[c]!) list.push(ab);
@@ -42,8 +50,10 @@ export class PacketBufferPool {
 }
 
 function classOf(length: number): number {
-  for (let c = 0; c < CLASS_BYTES.length; c++) if (length <= CLASS_BYTES[c]!) return c;
-  return -1;
+  if (length <= CLASS_BYTES[0]) return 0;
+  if (length <= CLASS_BYTES[1]) return 1;
+  if (length <= CLASS_BYTES[2]) return 2;
+  return length <= CLASS_BYTES[3] ? 3 : -1;
 }
 
 /** The process-wide pool packet senders and the sockets consuming their packets share. */
