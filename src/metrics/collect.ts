@@ -65,16 +65,17 @@ export function collectDevice(dev: NetDevice, w: Work, options: CollectOptions =
   if (dev.tcEgress !== null) w.add(STEP.bpfProgram, s.txPackets);
 }
 
-/** Whether any rule exists, and the rules evaluated (matches checked) over every table of a namespace. */
-function ruleCounts(nf: Netfilter): { any: boolean; evaluated: number } {
-  let any = false;
+/** Whether any table of a namespace has a rule. */
+function anyRules(nf: Netfilter): boolean {
+  for (const name of TABLES) if (nf.table(name).hasRules()) return true;
+  return false;
+}
+
+/** The rules evaluated (matches checked) over every table of a namespace. */
+function rulesEvaluated(nf: Netfilter): number {
   let evaluated = 0;
-  for (const name of TABLES) {
-    const table = nf.table(name);
-    evaluated += table.rulesEvaluated;
-    any ||= table.hasRules();
-  }
-  return { any, evaluated };
+  for (const name of TABLES) evaluated += nf.table(name).rulesEvaluated;
+  return evaluated;
 }
 
 /**
@@ -92,10 +93,9 @@ export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView 
   w.add(STEP.parse, ip.InReceives);
   w.add(STEP.routeLookup, ip.InReceives + ip.OutRequests);
   const nf = ns.netfilter;
-  const { any, evaluated } = ruleCounts(nf);
-  if (any || nf.tracking) {
+  if (anyRules(nf) || nf.tracking) {
     w.add(STEP.netfilterHook, ip.InReceives + ip.InDelivers + 2 * ip.ForwDatagrams + 2 * ip.OutRequests);
-    w.add(STEP.netfilterRule, evaluated);
+    w.add(STEP.netfilterRule, rulesEvaluated(nf));
   }
   w.add(STEP.natRewrite, nf.nat.rewrites);
   const ct = nf.conntrack.stats;
