@@ -3,6 +3,7 @@
 // buffers cost page faults and GC work that dwarfed the copy itself; a recycled one is cache-hot.
 // Contents of an acquired buffer are unspecified: the caller must write every byte it will read.
 
+import { resetSumMemo } from "../wire/checksum.js";
 import { DEFAULT_HEADROOM, type SkBuff } from "./skbuff.js";
 
 /** Buffer sizes served (headroom included); larger requests get a fresh, unpooled buffer. */
@@ -30,6 +31,8 @@ export class PacketBufferPool {
     if (c < 0) return new Uint8Array(length);
     const ab = this.free[c]!.pop() ?? (new ArrayBuffer(CLASS_BYTES[c]!) as PooledBuffer);
     ab[POOL_OWNER] = this;
+    // The new holder rewrites the bytes: payload sums remembered for the last packet are void.
+    resetSumMemo(ab);
     return new Uint8Array(ab, 0, length);
   }
 

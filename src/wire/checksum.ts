@@ -64,6 +64,58 @@ function congruentSum(bytes: Uint8Array, start: number, end: number, acc: number
   return s + (((first - start) & 1) === 0 ? w * 256 : w);
 }
 
+/**
+ * Payload sums remembered on packet buffers. A packet's checksums are computed and verified several
+ * times on its way (sender, tunnel, conntrack, receiver) over the same payload bytes; only headers
+ * change between. A buffer whose owner opted in (resetSumMemo, called by the packet buffer pool each
+ * time it hands the buffer out) keeps the sum of its last long range past a MEMO_PREFIX-byte lead,
+ * which is always summed afresh: headers, being at most 60 bytes per layer (TCP, IPv4 options) and a
+ * few layers deep, lie inside that lead, so the remembered bytes are payload, which nothing rewrites
+ * in place while the buffer holds the packet (segmentation, fragmentation and ICMP errors copy into
+ * other buffers). A later range with the same end that starts at most MEMO_LEAD_MAX bytes before the
+ * remembered start reuses it.
+ */
+const SUM_MEMO = Symbol("checksum.sumMemo");
+interface SumMemo {
+  /** Absolute byte offsets in the ArrayBuffer; end -1 = nothing remembered. */
+  start: number;
+  end: number;
+  /** congruentSum of the range with acc 0, reduced into [0, 0xffff] (0 only for all-zero bytes). */
+  sum: number;
+}
+type MemoBuffer = ArrayBufferLike & { [SUM_MEMO]?: SumMemo };
+/** Ranges at least this long use the memo. */
+const MEMO_MIN = 1024;
+/** Bytes at the start of a range summed afresh and left out of what is remembered. */
+const MEMO_PREFIX = 256;
+/** Longest lead summed afresh before a remembered range. */
+const MEMO_LEAD_MAX = 512;
+
+/** Forgets the buffer's remembered sum and lets it remember sums from now on (its bytes are about to be rewritten). */
+export function resetSumMemo(buffer: ArrayBufferLike): void {
+  const b = buffer as MemoBuffer;
+  const m = b[SUM_MEMO];
+  if (m === undefined) b[SUM_MEMO] = { start: 0, end: -1, sum: 0 };
+  else m.end = -1;
+}
+
+/** congruentSum through the buffer's memo (see SUM_MEMO): the same value class, and zero exactly when it is. */
+function memoSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
+  const m = end - start >= MEMO_MIN ? (bytes.buffer as MemoBuffer)[SUM_MEMO] : undefined;
+  if (m === undefined) return congruentSum(bytes, start, end, acc);
+  const base = bytes.byteOffset;
+  let split = m.start - base;
+  if (m.end !== base + end || split < start || split - start > MEMO_LEAD_MAX) {
+    split = start + MEMO_PREFIX;
+    const rest = congruentSum(bytes, split, end, 0);
+    m.start = base + split;
+    m.end = base + end;
+    m.sum = rest === 0 ? 0 : rest % 0xffff || 0xffff;
+  }
+  // The remembered range was summed from an even position: swapped (x 256) when it sits at an odd distance.
+  return congruentSum(bytes, start, split, acc) + (((split - start) & 1) === 0 ? m.sum : m.sum * 256);
+}
+
 /** Folds an accumulator to 16 bits with end-around carry. */
 export function foldSum(acc: number): number {
   while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
@@ -72,12 +124,12 @@ export function foldSum(acc: number): number {
 
 /** The internet checksum of bytes[start, end) plus an initial sum (e.g. a pseudo-header). */
 export function internetChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): number {
-  return ~foldSum(congruentSum(bytes, start, end, initial)) & 0xffff;
+  return ~foldSum(memoSum(bytes, start, end, initial)) & 0xffff;
 }
 
 /** True when a range that contains its own checksum field sums to all ones (RFC 1071 verification). */
 export function verifyChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): boolean {
-  return foldSum(congruentSum(bytes, start, end, initial)) === 0xffff;
+  return foldSum(memoSum(bytes, start, end, initial)) === 0xffff;
 }
 
 /** The contract's name for verifyChecksum. */
