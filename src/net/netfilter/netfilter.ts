@@ -36,8 +36,6 @@ export interface NetfilterOptions {
   readonly chainIndexMinRules?: number;
 }
 
-const MANGLE_FILTER: readonly NfTableName[] = ["mangle", "filter"];
-const MANGLE_ONLY: readonly NfTableName[] = ["mangle"];
 
 /** Entry indexes in skb.ctEntry are tagged with the owning namespace: tag * 2^24 + index. */
 const TAG_UNIT = 1 << 24;
@@ -51,6 +49,9 @@ export class Netfilter {
   readonly rng: SeededRng;
   conntrackMode: ConntrackMode;
   private readonly tables: { readonly [T in NfTableName]: NfTable };
+  /** The tables INPUT/FORWARD and POSTROUTING walk, in order (held as objects: no lookup by name per packet). */
+  private readonly mangleFilter: readonly NfTable[];
+  private readonly mangleOnly: readonly NfTable[];
   private readonly tag: number;
   private readonly frames: Frame[] = [];
   private depth = 0;
@@ -78,6 +79,8 @@ export class Netfilter {
     this.conntrackMode = options.conntrackMode ?? "auto";
     this.indexMinRules = options.chainIndexMinRules;
     this.tables = { raw: new NfTable("raw"), mangle: new NfTable("mangle"), nat: new NfTable("nat"), filter: new NfTable("filter") };
+    this.mangleFilter = [this.tables.mangle, this.tables.filter];
+    this.mangleOnly = [this.tables.mangle];
     this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
   }
 
@@ -96,8 +99,10 @@ export class Netfilter {
   /** Conntrack entry index of a packet (from skb.ctEntry) when it belongs to this namespace and is live, else -1. */
   entryOf(skb: SkBuff): number {
     const e = skb.ctEntry;
-    if (e < 0 || Math.floor(e / TAG_UNIT) !== this.tag) return -1;
-    const i = e % TAG_UNIT;
+    if (e < 0) return -1;
+    // floor(e / TAG_UNIT) === tag, as a subtraction.
+    const i = e - this.tag * TAG_UNIT;
+    if (i < 0 || i >= TAG_UNIT) return -1;
     return this.conntrack.table.inUse(i) ? i : -1;
   }
 
@@ -139,11 +144,11 @@ export class Netfilter {
         case NfHook.OUTPUT:
           return this.runEntryHook(f, tracking);
         case NfHook.INPUT:
-          return this.runSteps(f, MANGLE_FILTER, true, true);
+          return this.runSteps(f, this.mangleFilter, true, true);
         case NfHook.FORWARD:
-          return this.runSteps(f, MANGLE_FILTER, false, false);
+          return this.runSteps(f, this.mangleFilter, false, false);
         case NfHook.POSTROUTING:
-          return this.runSteps(f, MANGLE_ONLY, true, true);
+          return this.runSteps(f, this.mangleOnly, true, true);
         default:
           return NfVerdict.ACCEPT;
       }
@@ -191,7 +196,8 @@ export class Netfilter {
       skb.ctEntry = -1;
     }
     this.loadCt(f);
-    let v = this.runTable(f, "raw");
+    const t = this.tables;
+    let v = this.runTable(f, t.raw);
     if (v !== NfVerdict.ACCEPT) return v;
     if (tracking && !keep && (skb.ctState & CtState.UNTRACKED) === 0) {
       const r = conntrackIn(this.conntrack, skb, skb.data, f.h, hook === NfHook.PREROUTING, this.tag * TAG_UNIT, this.fragments);
@@ -199,19 +205,19 @@ export class Netfilter {
     }
     skb.ctState &= ~CtState.ATTACHED;
     this.loadCt(f);
-    v = this.runTable(f, "mangle");
+    v = this.runTable(f, t.mangle);
     if (v !== NfVerdict.ACCEPT) return v;
     v = this.natHook(f);
     if (v !== NfVerdict.ACCEPT) return v;
-    if (hook === NfHook.OUTPUT) return this.runTable(f, "filter");
+    if (hook === NfHook.OUTPUT) return this.runTable(f, t.filter);
     return NfVerdict.ACCEPT;
   }
 
   /** INPUT / FORWARD / POSTROUTING: the given tables, then SNAT and confirm where the kernel does them. */
-  private runSteps(f: Frame, tables: readonly NfTableName[], nat: boolean, confirm: boolean): number {
+  private runSteps(f: Frame, tables: readonly NfTable[], nat: boolean, confirm: boolean): number {
     this.loadCt(f);
-    for (const name of tables) {
-      const v = this.runTable(f, name);
+    for (let k = 0; k < tables.length; k++) {
+      const v = this.runTable(f, tables[k]!);
       if (v !== NfVerdict.ACCEPT) return v;
     }
     if (nat) {
@@ -240,8 +246,7 @@ export class Netfilter {
     ctx.ctDir = skb.ctState & CtState.REPLY ? 1 : 0;
   }
 
-  private runTable(f: Frame, name: NfTableName): number {
-    const table = this.tables[name];
+  private runTable(f: Frame, table: NfTable): number {
     const chain = table.hooks[f.hook] ?? null;
     if (chain === null) return NfVerdict.ACCEPT;
     if (chain.rules.length === 0 && chain.policy === "ACCEPT") {
@@ -326,7 +331,7 @@ export class Netfilter {
     }
     if (skb.ctState & (CtState.NEW | CtState.RELATED) && !this.nat.initialized(i, manip)) {
       // First packet of the connection at this manip: the nat table decides, else a null binding.
-      const v = this.runTable(f, "nat");
+      const v = this.runTable(f, this.tables.nat);
       if (v !== NfVerdict.ACCEPT) return v;
       if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
       this.loadCt(f);

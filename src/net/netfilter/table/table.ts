@@ -34,6 +34,9 @@ export class NfTable {
   /** Rules whose matches were evaluated, over all traversals (monotonic; -Z does not reset it; read by metrics). */
   rulesEvaluated = 0;
   private txn: Transaction | null = null;
+  /** hasRules' answer and the generation it holds for (every edit bumps the generation). */
+  private anyRules = false;
+  private rulesKnownAt = -1;
 
   constructor(readonly name: NfTableName) {
     for (const hookName of BUILTIN_CHAINS[name]) {
@@ -48,10 +51,15 @@ export class NfTable {
     return this.chainMap.get(name);
   }
 
-  /** True when any chain holds a rule (no allocation: read at every metrics scrape). */
+  /** True when any chain holds a rule (read at every metrics scrape: answered from a cache until the next edit). */
   hasRules(): boolean {
-    for (const c of this.chainMap.values()) if (c.rules.length > 0) return true;
-    return false;
+    if (this.rulesKnownAt !== this.generation) {
+      let any = false;
+      for (const c of this.chainMap.values()) if (c.rules.length > 0) any = true;
+      this.anyRules = any;
+      this.rulesKnownAt = this.generation;
+    }
+    return this.anyRules;
   }
 
   /** Built-in chains first (hook order), then user chains in creation order. */
