@@ -17,6 +17,7 @@ import type { TcpSocket } from "./socket.js";
 import { CaState, TcpState } from "./states.js";
 import { armPersist, armXmitTimer } from "./timers.js";
 import { onAckSent, selectWindow } from "./window.js";
+import { pow2 } from "./pow2.js";
 
 export const TcpFlags = { FIN: 0x01, SYN: 0x02, RST: 0x04, PSH: 0x08, ACK: 0x10 } as const;
 
@@ -159,7 +160,7 @@ function tsoSegments(sock: TcpSocket): number {
     bytes = (ratio * sock.cwnd * sock.mss * 1e9) / srtt / 1024;
   }
   const r = Math.floor(sock.rtt.minRtt / 1000 / 512);
-  if (r < 32) bytes += GSO_MAX_BYTES / 2 ** r;
+  if (r < 32) bytes += GSO_MAX_BYTES / pow2(r);
   bytes = Math.min(bytes, GSO_MAX_BYTES - MAX_TCP_HEADER - 1);
   return Math.max(Math.floor(bytes / sock.mss), 2);
 }
