@@ -13,27 +13,65 @@ const CLASS_KEEP = [4096, 2048, 1024, 1024] as const;
 
 /**
  * Pool state kept on each pooled ArrayBuffer itself (one property, the same on all of them, so the
- * access stays monomorphic): the pool that handed it out, null while it is free in that pool. A
- * WeakMap did the same bookkeeping at several times the cost per packet; foreign buffers lack the
- * property. The class is the buffer's size.
+ * access stays monomorphic; a WeakMap did the same bookkeeping at several times the cost per
+ * packet; foreign buffers lack the property). The class is the buffer's size.
  */
-const POOL_OWNER = Symbol("packetBufferPool.owner");
-type PooledBuffer = ArrayBuffer & { [POOL_OWNER]?: PacketBufferPool | null };
+class BufferState {
+  /** The pool that handed the buffer out; null while it is free there. */
+  owner: PacketBufferPool | null = null;
+  /** Byte range known to hold zeros, as its last holder left it (noteZeros); empty when zeroEnd <= zeroStart. */
+  zeroStart = 0;
+  zeroEnd = 0;
+}
+const POOL_STATE = Symbol("packetBufferPool.state");
+type PooledBuffer = ArrayBuffer & { [POOL_STATE]?: BufferState };
 
 export class PacketBufferPool {
   private readonly free: PooledBuffer[][] = CLASS_BYTES.map(() => []);
   /** Test hook: fill released buffers with this byte (-1 = off), so a reader of stale bytes shows. */
   poison = -1;
+  /** Set by acquireWithZeros: a range of the view handed out that already holds zeros (empty when zeroEnd <= zeroStart). */
+  zeroStart = 0;
+  zeroEnd = 0;
 
   /** A view of exactly `length` bytes (contents unspecified) over a pooled buffer when one fits. */
   acquire(length: number): Uint8Array {
+    const view = this.acquireWithZeros(length);
+    this.zeroEnd = 0;
+    return view;
+  }
+
+  /**
+   * acquire(), also telling in zeroStart/zeroEnd which bytes of the view still hold the zeros its
+   * last holder noted (noteZeros): a writer of zero payload may skip writing those again.
+   */
+  acquireWithZeros(length: number): Uint8Array {
+    this.zeroStart = 0;
+    this.zeroEnd = 0;
     const c = classOf(length);
     if (c < 0) return new Uint8Array(length);
-    const ab = this.free[c]!.pop() ?? (new ArrayBuffer(CLASS_BYTES[c]!) as PooledBuffer);
-    ab[POOL_OWNER] = this;
-    // The new holder rewrites the bytes: payload sums remembered for the last packet are void.
+    const ab = this.free[c]!.pop() ?? newBuffer(CLASS_BYTES[c]!);
+    const st = ab[POOL_STATE]!;
+    st.owner = this;
+    if (st.zeroEnd > st.zeroStart && st.zeroEnd <= length) {
+      this.zeroStart = st.zeroStart;
+      this.zeroEnd = st.zeroEnd;
+    }
+    // The new holder rewrites the bytes: what was known about the last packet's bytes is void.
+    st.zeroEnd = 0;
     resetSumMemo(ab);
     return new Uint8Array(ab, 0, length);
+  }
+
+  /**
+   * The holder of `view` (from acquire) records that view[start, end) holds zeros and that nothing
+   * will write there while it holds the buffer: the buffer's next holder learns it (acquireWithZeros).
+   */
+  noteZeros(view: Uint8Array, start: number, end: number): void {
+    const st = (view.buffer as PooledBuffer)[POOL_STATE];
+    if (st === undefined || st.owner !== this || view.byteOffset !== 0) return;
+    st.zeroStart = start;
+    st.zeroEnd = end;
   }
 
   /**
@@ -43,13 +81,23 @@ export class PacketBufferPool {
    */
   release(view: Uint8Array): void {
     const ab = view.buffer as PooledBuffer;
-    if (ab[POOL_OWNER] !== this) return;
-    ab[POOL_OWNER] = null;
+    const st = ab[POOL_STATE];
+    if (st === undefined || st.owner !== this) return;
+    st.owner = null;
     const c = classOf(ab.byteLength);
-    if (this.poison >= 0) new Uint8Array(ab).fill(this.poison);
+    if (this.poison >= 0) {
+      new Uint8Array(ab).fill(this.poison);
+      st.zeroEnd = 0;
+    }
     const list = this.free[c]!;
     if (list.length < CLASS_KEEP[c]!) list.push(ab);
   }
+}
+
+function newBuffer(bytes: number): PooledBuffer {
+  const ab = new ArrayBuffer(bytes) as PooledBuffer;
+  ab[POOL_STATE] = new BufferState();
+  return ab;
 }
 
 function classOf(length: number): number {

@@ -99,6 +99,18 @@ export function resetSumMemo(buffer: ArrayBufferLike): void {
   else m.end = -1;
 }
 
+/**
+ * Records that bytes[start, end) are zeros, payload nothing rewrites while the buffer holds this
+ * packet (the sender just wrote or found them so): their sum, 0, is remembered without reading them.
+ */
+export function rememberZeroSum(bytes: Uint8Array, start: number, end: number): void {
+  const m = (bytes.buffer as MemoBuffer)[SUM_MEMO];
+  if (m === undefined) return;
+  m.start = bytes.byteOffset + start;
+  m.end = bytes.byteOffset + end;
+  m.sum = 0;
+}
+
 /** congruentSum through the buffer's memo (see SUM_MEMO): the same value class, and zero exactly when it is. */
 function memoSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
   const m = end - start >= MEMO_MIN ? (bytes.buffer as MemoBuffer)[SUM_MEMO] : undefined;
