@@ -5,6 +5,7 @@
 
 import { DropReason } from "../../../datapath/reasons.js";
 import { NatApplied, SkBuff } from "../../skb/skbuff.js";
+import type { Simulator } from "../../engine/simulator.js";
 import type { SeededRng } from "../../util/rng.js";
 import { formatIPv4 } from "../../util/ip.js";
 import { parseIp } from "../../wire/headers.js";
@@ -56,7 +57,9 @@ export class Netfilter {
   private readonly frames: Frame[] = [];
   private depth = 0;
   private readonly env: { host: NetfilterHost; rng: SeededRng; recent: RecentTables; now: number };
-  private ruleGeneration = -1;
+  /** Set by any table edit: needsCt/anyRules are re-read before their next use (kept on this object: read per packet). */
+  private factsStale = true;
+  private readonly sim: Simulator;
   private needsCt = false;
   private anyRules = false;
   private readonly targets: TargetRunner;
@@ -78,7 +81,11 @@ export class Netfilter {
     this.targets = new TargetRunner(host, this.conntrack, this.nat, this.rng);
     this.conntrackMode = options.conntrackMode ?? "auto";
     this.indexMinRules = options.chainIndexMinRules;
-    this.tables = { raw: new NfTable("raw"), mangle: new NfTable("mangle"), nat: new NfTable("nat"), filter: new NfTable("filter") };
+    const edited = (): void => {
+      this.factsStale = true;
+    };
+    this.tables = { raw: new NfTable("raw", edited), mangle: new NfTable("mangle", edited), nat: new NfTable("nat", edited), filter: new NfTable("filter", edited) };
+    this.sim = world.sim;
     this.mangleFilter = [this.tables.mangle, this.tables.filter];
     this.mangleOnly = [this.tables.mangle];
     this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
@@ -90,8 +97,7 @@ export class Netfilter {
 
   /** True when conntrack runs in this namespace (see ConntrackMode). */
   get tracking(): boolean {
-    const t = this.tables;
-    if (t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation !== this.ruleGeneration) this.refreshRuleFacts();
+    if (this.factsStale) this.refreshRuleFacts();
     const mode = this.conntrackMode;
     return mode === "auto" ? this.needsCt : mode === "on";
   }
@@ -138,7 +144,7 @@ export class Netfilter {
       ctx.skb = skb;
       ctx.inName = inDev?.name ?? "";
       ctx.outName = outDev?.name ?? "";
-      this.env.now = this.host.world.sim.now;
+      this.env.now = this.sim.now;
       switch (hook) {
         case NfHook.PREROUTING:
         case NfHook.OUTPUT:
@@ -403,7 +409,7 @@ export class Netfilter {
 
   private refreshRuleFacts(): void {
     const t = this.tables;
-    this.ruleGeneration = t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation;
+    this.factsStale = false;
     let needs = t.nat.inUse;
     let any = false;
     for (const table of [t.raw, t.mangle, t.nat, t.filter]) {

@@ -38,7 +38,11 @@ export class NfTable {
   private anyRules = false;
   private rulesKnownAt = -1;
 
-  constructor(readonly name: NfTableName) {
+  constructor(
+    readonly name: NfTableName,
+    /** Called after every edit (the owning netfilter re-reads its rule facts lazily). */
+    private readonly onEdit: () => void = () => {},
+  ) {
     for (const hookName of BUILTIN_CHAINS[name]) {
       const hook = NF_HOOK_NAMES.indexOf(hookName);
       const chain = new NfChain(hookName, hook);
@@ -49,6 +53,11 @@ export class NfTable {
 
   chain(name: string): NfChain | undefined {
     return this.chainMap.get(name);
+  }
+
+  private edited(): void {
+    this.generation++;
+    this.onEdit();
   }
 
   /** True when any chain holds a rule (read at every metrics scrape: answered from a cache until the next edit). */
@@ -96,7 +105,7 @@ export class NfTable {
       return err({ table: this.name, chain: problem.chain.name, field: "target", reason: problem.reason, rule: problem.rule });
     }
     this.txn = null;
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -118,7 +127,7 @@ export class NfTable {
       c.referrers.clear();
     }
     for (const c of txn.chains) for (const r of c.rules) this.retain(c, r);
-    this.generation++;
+    this.edited();
   }
 
   // ---- edits --------------------------------------------------------------------------------------
@@ -129,7 +138,7 @@ export class NfTable {
     if (this.chainMap.has(name)) return this.fail(name, "chain", "chain already exists");
     const chain = new NfChain(name, -1);
     this.chainMap.set(name, chain);
-    this.generation++;
+    this.edited();
     return ok(chain);
   }
 
@@ -141,7 +150,7 @@ export class NfTable {
     if (chain.refs > 0) return this.fail(name, "chain", `chain is referenced by ${chain.refs} rule(s)`);
     if (chain.rules.length > 0) return this.fail(name, "chain", "chain is not empty");
     this.chainMap.delete(name);
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -155,7 +164,7 @@ export class NfTable {
       for (const r of c.rules) this.release(c, r);
       c.rules.length = 0;
     }
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -200,7 +209,7 @@ export class NfTable {
     this.touch(chain);
     chain.rules.splice(position - 1, 1);
     this.release(chain, rule);
-    this.generation++;
+    this.edited();
     return ok(rule);
   }
 
@@ -211,7 +220,7 @@ export class NfTable {
     if (policy === "DROP" && this.name === "nat") return this.fail(chainName, "policy", "the nat table is not for filtering");
     this.touch(chain);
     chain.policy = policy;
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -260,7 +269,7 @@ export class NfTable {
     this.touch(chain);
     chain.rules.splice(at, 0, rule);
     this.retain(chain, rule);
-    this.generation++;
+    this.edited();
     return ok(rule);
   }
 
