@@ -53,9 +53,10 @@ export class PacketBufferPool {
     const ab = this.free[c]!.pop() ?? newBuffer(CLASS_BYTES[c]!);
     const st = ab[POOL_STATE]!;
     st.owner = this;
-    if (st.zeroEnd > st.zeroStart && st.zeroEnd <= length) {
+    const zeroEnd = Math.min(st.zeroEnd, length);
+    if (zeroEnd > st.zeroStart) {
       this.zeroStart = st.zeroStart;
-      this.zeroEnd = st.zeroEnd;
+      this.zeroEnd = zeroEnd;
     }
     // The new holder rewrites the bytes: what was known about the last packet's bytes is void.
     st.zeroEnd = 0;
@@ -96,7 +97,9 @@ export class PacketBufferPool {
 
 function newBuffer(bytes: number): PooledBuffer {
   const ab = new ArrayBuffer(bytes) as PooledBuffer;
-  ab[POOL_STATE] = new BufferState();
+  const st = new BufferState();
+  st.zeroEnd = bytes; // a new ArrayBuffer is all zeros
+  ab[POOL_STATE] = st;
   return ab;
 }
 

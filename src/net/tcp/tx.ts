@@ -101,7 +101,12 @@ function writePayload(sock: TcpSocket, offset: number, dataLen: number, b: Uint8
     sock.sendBuffer.copyOut(offset, dataLen, b, at);
     return;
   }
-  if (at < zeroStart || end > zeroEnd) b.fill(0, at, end);
+  if (zeroEnd <= at || zeroStart >= end) {
+    b.fill(0, at, end);
+  } else {
+    if (at < zeroStart) b.fill(0, at, zeroStart);
+    if (zeroEnd < end) b.fill(0, zeroEnd, end);
+  }
   packetBuffers.noteZeros(b, at, end);
   rememberZeroSum(b, at, end);
 }

@@ -28,7 +28,7 @@ test("copyOut returns what was appended, across chunks and pages, after any rele
     fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
       const sb = new SendBuffer();
       let model: number[] = [];
-      const scratch = new Uint8Array(200_000);
+      const scratch = new Uint8Array(200_008); // room for destAt 7 + the longest read + one guard byte
       for (const o of ops) {
         if (o.kind === "copy") {
           const src = Uint8Array.from({ length: o.len }, (_, i) => (o.fill + i) & 0xff);
@@ -78,4 +78,21 @@ test("reads in sending order after partial releases (the hinted path) match a fr
   // A retransmission from the front after the hint moved far ahead.
   sb.copyOut(0, 9000, out, 0);
   assert.deepEqual(out, data.subarray(una, una + 9000));
+});
+
+test("zeroRange: true only over chunks borrowed from an all-zero buffer", () => {
+  const sb = new SendBuffer();
+  const zeros = new Uint8Array(1000);
+  const ones = new Uint8Array(1000).fill(1);
+  sb.appendShared(zeros, 0, 1000);
+  sb.append(zeros, 0, 500); // a copy: its page is not known to be zeros
+  sb.appendShared(zeros, 100, 800);
+  sb.appendShared(ones, 0, 1000);
+  assert.equal(sb.zeroRange(0, 1000), true);
+  assert.equal(sb.zeroRange(10, 900), true);
+  assert.equal(sb.zeroRange(900, 200), false, "reaches the copied chunk");
+  assert.equal(sb.zeroRange(1500, 800), true);
+  assert.equal(sb.zeroRange(2200, 200), false, "reaches the non-zero buffer");
+  sb.release(1500);
+  assert.equal(sb.zeroRange(0, 800), true);
 });
