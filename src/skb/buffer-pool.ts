@@ -76,6 +76,20 @@ export class PacketBufferPool {
   }
 
   /**
+   * Makes view[start, end) zeros, clearing only what lies outside [knownStart, knownEnd) (the zeros
+   * acquireWithZeros reported for this view), and notes them for the buffer's next holder.
+   */
+  writeZeros(view: Uint8Array, start: number, end: number, knownStart: number, knownEnd: number): void {
+    if (knownEnd <= start || knownStart >= end) {
+      view.fill(0, start, end);
+    } else {
+      if (start < knownStart) view.fill(0, start, knownStart);
+      if (knownEnd < end) view.fill(0, knownEnd, end);
+    }
+    this.noteZeros(view, start, end);
+  }
+
+  /**
    * Gives back the buffer behind `view` (from acquire): only the buffer's last holder may call this,
    * and nothing may read the view afterwards. Views of other buffers, and buffers already given
    * back, are ignored.

@@ -111,6 +111,14 @@ export function rememberZeroSum(bytes: Uint8Array, start: number, end: number): 
   m.sum = 0;
 }
 
+/** True when the buffer's remembered sum says bytes[start, end) are all zeros (a remembered sum is 0 only for zeros). */
+export function knownZeros(bytes: Uint8Array, start: number, end: number): boolean {
+  const m = (bytes.buffer as MemoBuffer)[SUM_MEMO];
+  if (m === undefined || m.sum !== 0) return false;
+  const base = bytes.byteOffset;
+  return m.end >= 0 && m.start <= base + start && base + end <= m.end;
+}
+
 /** congruentSum through the buffer's memo (see SUM_MEMO): the same value class, and zero exactly when it is. */
 function memoSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
   const m = end - start >= MEMO_MIN ? (bytes.buffer as MemoBuffer)[SUM_MEMO] : undefined;

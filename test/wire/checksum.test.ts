@@ -5,6 +5,7 @@ import {
   checksumReplace16,
   checksumReplace32,
   internetChecksum,
+  knownZeros,
   onesSum,
   rememberZeroSum,
   resetSumMemo,
@@ -160,6 +161,8 @@ test("remembered payload sums (resetSumMemo, rememberZeroSum) give the checksums
   b.fill(0, 300, 11000);
   rememberZeroSum(b, 300, 11000);
   assert.equal(internetChecksum(b, 128, 11000, 0), fresh(b, 128, 11000, 0));
+  assert.equal(knownZeros(b, 400, 11000), true);
+  assert.equal(knownZeros(b, 200, 11000), false, "reaches before the remembered zeros");
   b.fill(0, 0, 11000);
   rememberZeroSum(b, 300, 11000);
   assert.equal(internetChecksum(b, 128, 11000, 0), 0xffff, "all zeros stays the +0 checksum");

@@ -101,13 +101,7 @@ function writePayload(sock: TcpSocket, offset: number, dataLen: number, b: Uint8
     sock.sendBuffer.copyOut(offset, dataLen, b, at);
     return;
   }
-  if (zeroEnd <= at || zeroStart >= end) {
-    b.fill(0, at, end);
-  } else {
-    if (at < zeroStart) b.fill(0, at, zeroStart);
-    if (zeroEnd < end) b.fill(0, zeroEnd, end);
-  }
-  packetBuffers.noteZeros(b, at, end);
+  packetBuffers.writeZeros(b, at, end, zeroStart, zeroEnd);
   rememberZeroSum(b, at, end);
 }
 
