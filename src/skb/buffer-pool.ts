@@ -19,7 +19,10 @@ const CLASS_KEEP = [4096, 2048, 1024, 1024] as const;
 class BufferState {
   /** The pool that handed the buffer out; null while it is free there. */
   owner: PacketBufferPool | null = null;
-  /** Byte range known to hold zeros, as its last holder left it (noteZeros); empty when zeroEnd <= zeroStart. */
+  /**
+   * Byte range known to hold zeros (noteZeros by its holders; while a holder has the buffer, only the
+   * part past its view); empty when zeroEnd <= zeroStart.
+   */
   zeroStart = 0;
   zeroEnd = 0;
 }
@@ -58,8 +61,10 @@ export class PacketBufferPool {
       this.zeroStart = st.zeroStart;
       this.zeroEnd = zeroEnd;
     }
-    // The new holder rewrites the bytes: what was known about the last packet's bytes is void.
-    st.zeroEnd = 0;
+    // The new holder may rewrite any byte of its view, none past it (the view is all it has): only
+    // the known zeros past the view stay known.
+    if (st.zeroEnd > length) st.zeroStart = Math.max(st.zeroStart, length);
+    else st.zeroEnd = st.zeroStart = 0;
     resetSumMemo(ab);
     return new Uint8Array(ab, 0, length);
   }
@@ -71,8 +76,9 @@ export class PacketBufferPool {
   noteZeros(view: Uint8Array, start: number, end: number): void {
     const st = (view.buffer as PooledBuffer)[POOL_STATE];
     if (st === undefined || st.owner !== this || view.byteOffset !== 0) return;
+    // Zeros up to the view's end join the known zeros past it.
+    st.zeroEnd = end === view.length && st.zeroStart === end && st.zeroEnd > end ? st.zeroEnd : end;
     st.zeroStart = start;
-    st.zeroEnd = end;
   }
 
   /**
