@@ -175,7 +175,17 @@ export class SendBuffer {
   }
 }
 
+/** Whether every byte is zero (read as 32-bit words where aligned: the check runs once per connection and buffer). */
 function allZero(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  const n = bytes.length;
+  let i = 0;
+  while (i < n && ((bytes.byteOffset + i) & 3) !== 0) if (bytes[i++] !== 0) return false;
+  const words = (n - i) >>> 2;
+  if (words > 0) {
+    const w = new Uint32Array(bytes.buffer, bytes.byteOffset + i, words);
+    for (let k = 0; k < words; k++) if (w[k] !== 0) return false;
+    i += words * 4;
+  }
+  for (; i < n; i++) if (bytes[i] !== 0) return false;
   return true;
 }
