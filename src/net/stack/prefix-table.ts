@@ -13,6 +13,8 @@ export class PrefixTable<V> {
   /** Populated prefix lengths, longest first. */
   private lengths: number[] = [];
   private count = 0;
+  /** Bumped by every insert and remove (caches of lookups compare it). */
+  version = 0;
 
   get size(): number {
     return this.count;
@@ -36,6 +38,7 @@ export class PrefixTable<V> {
       list.splice(i, 0, value);
     }
     this.count++;
+    this.version++;
   }
 
   /** Removes the first value under prefix/len that `match` accepts; returns it or undefined. */
@@ -49,6 +52,7 @@ export class PrefixTable<V> {
     if (i < 0) return undefined;
     const [removed] = list.splice(i, 1);
     this.count--;
+    this.version++;
     if (list.length === 0) {
       map.delete(key);
       if (map.size === 0) {
