@@ -67,17 +67,35 @@ export const DeviceKind = {
 } as const;
 export type DeviceKind = (typeof DeviceKind)[keyof typeof DeviceKind];
 
+/** Bumped whenever any device goes up or down: route lookups cache their answers against it. */
+let linkStateEpoch = 0;
+
+/** Changes each time some device's up state changes. */
+export function linkStateVersion(): number {
+  return linkStateEpoch;
+}
+
 export abstract class NetDevice {
   readonly ifindex: number;
   abstract readonly kind: DeviceKind;
   /** True when frames carry an Ethernet header; false for L3 devices such as tunl0. */
   readonly l2: boolean = true;
-  up = true;
+  private isUp = true;
   stack: StackPort | null = null;
   master: MasterPort | null = null;
   xdp: AttachedProgram | null = null;
   tcIngress: AttachedProgram | null = null;
   tcEgress: AttachedProgram | null = null;
+
+  get up(): boolean {
+    return this.isUp;
+  }
+
+  set up(value: boolean) {
+    if (value === this.isUp) return;
+    this.isUp = value;
+    linkStateEpoch++;
+  }
   readonly taps: CaptureTap[] = [];
   readonly stats: DeviceStats = {
     rxPackets: 0, rxBytes: 0, txPackets: 0, txBytes: 0, rxDropped: 0, txDropped: 0, rxGroPackets: 0, rxGroSegments: 0, txGsoSegmented: 0,

@@ -3,7 +3,7 @@
 // (skb_gso_segment) into the wire packets it stands for, with every header fixed per segment.
 
 import { read16, read32, write16, write32 } from "../wire/bytes.js";
-import { setIpv4HeaderChecksum, setL4ChecksumV4 } from "../wire/checksum.js";
+import { knownZeros, rememberZeroSum, setIpv4HeaderChecksum, setL4ChecksumV4 } from "../wire/checksum.js";
 import { packetBuffers } from "./buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "./skbuff.js";
 
@@ -113,14 +113,22 @@ export function gsoSegment(skb: SkBuff, l3: number, nextId: () => number): SkBuf
   const segs = Math.max(1, Math.ceil(payloadLen / skb.gsoSize));
   const seq0 = read32(src, layout.tcp + 4);
   const flags0 = src[layout.tcp + 13]!;
+  // A payload the sender left known as zeros (iperf's block) is not copied, nor summed again.
+  const zeros = payloadLen > 0 && knownZeros(src, layout.payload, skb.tail);
   const out: SkBuff[] = [];
   for (let i = 0; i < segs; i++) {
     const from = i * skb.gsoSize;
     const chunk = Math.min(skb.gsoSize, payloadLen - from);
     const len = hdr + Math.max(chunk, 0);
-    const data = packetBuffers.acquire(DEFAULT_HEADROOM + len); // every byte after the headroom is written
+    const data = packetBuffers.acquireWithZeros(DEFAULT_HEADROOM + len); // every byte after the headroom is written
     data.set(src.subarray(skb.head, layout.payload), DEFAULT_HEADROOM);
-    if (chunk > 0) data.set(src.subarray(layout.payload + from, layout.payload + from + chunk), DEFAULT_HEADROOM + hdr);
+    if (chunk > 0 && zeros) {
+      const at = DEFAULT_HEADROOM + hdr;
+      packetBuffers.writeZeros(data, at, at + chunk, packetBuffers.zeroStart, packetBuffers.zeroEnd);
+      rememberZeroSum(data, at, at + chunk);
+    } else if (chunk > 0) {
+      data.set(src.subarray(layout.payload + from, layout.payload + from + chunk), DEFAULT_HEADROOM + hdr);
+    }
     const seg = new SkBuff(nextId(), data, DEFAULT_HEADROOM, DEFAULT_HEADROOM + len);
     seg.copyPacketMeta(skb);
     fixHeaders(data, DEFAULT_HEADROOM - skb.head, DEFAULT_HEADROOM + len, i, i === segs - 1, seq0 + from, flags0, skb.gsoType);

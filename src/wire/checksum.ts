@@ -32,6 +32,110 @@ export function onesSum(bytes: Uint8Array, start: number, end: number, acc = 0):
   return acc + hi * 256 + lo;
 }
 
+/** Ranges at least this long are summed a 32-bit word at a time (congruentSum). */
+const WORD_SUM_MIN = 128;
+/** Longest range congruentSum takes (the word total, below 2^20 words of 2^32, stays exact). */
+const WORD_SUM_MAX = 1 << 22;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * A sum congruent to onesSum(bytes, start, end, acc) modulo 0xffff, and zero exactly when that is
+ * zero: all that foldSum needs (it maps every positive accumulator to the one value in [1, 0xffff] of
+ * its class), so the folded checksum is the same. The 4-aligned middle is read as little-endian
+ * 32-bit words W = b0 + b1*2^8 + b2*2^16 + b3*2^24 = b0 + b1*2^8 + b2 + b3*2^8 (mod 0xffff, as
+ * 2^16 = 1): the byte-swapped big-endian words, which 256 * W swaps back when b0 sits at an even
+ * distance from start (RFC 1071 section 2(B)). About twice as fast as onesSum over 64 KB.
+ */
+function congruentSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
+  const n = end - start;
+  if (n < WORD_SUM_MIN || n > WORD_SUM_MAX || !LITTLE_ENDIAN) return onesSum(bytes, start, end, acc);
+  const base = bytes.byteOffset;
+  const first = start + ((4 - ((base + start) & 3)) & 3);
+  const words = (end - first) >>> 2;
+  const stop = first + words * 4;
+  const view = new Uint32Array(bytes.buffer, base + first, words);
+  let w = 0;
+  for (let i = 0; i < words; i++) w += view[i]!;
+  // The head bytes [start, first) and tail bytes [stop, end) keep their parity relative to start.
+  let s = onesSum(bytes, start, first, acc);
+  s = ((stop - start) & 1) === 0 ? onesSum(bytes, stop, end, s) : s + onesSum(bytes, stop, end) * 256;
+  // Reduced (never to 0 unless it is 0) so that 256 * w stays exact.
+  if (w !== 0) w = w % 0xffff || 0xffff;
+  return s + (((first - start) & 1) === 0 ? w * 256 : w);
+}
+
+/**
+ * Payload sums remembered on packet buffers. A packet's checksums are computed and verified several
+ * times on its way (sender, tunnel, conntrack, receiver) over the same payload bytes; only headers
+ * change between. A buffer whose owner opted in (resetSumMemo, called by the packet buffer pool each
+ * time it hands the buffer out) keeps the sum of its last long range past a MEMO_PREFIX-byte lead,
+ * which is always summed afresh: headers, being at most 60 bytes per layer (TCP, IPv4 options) and a
+ * few layers deep, lie inside that lead, so the remembered bytes are payload, which nothing rewrites
+ * in place while the buffer holds the packet (segmentation, fragmentation and ICMP errors copy into
+ * other buffers). A later range with the same end that starts at most MEMO_LEAD_MAX bytes before the
+ * remembered start reuses it.
+ */
+const SUM_MEMO = Symbol("checksum.sumMemo");
+interface SumMemo {
+  /** Absolute byte offsets in the ArrayBuffer; end -1 = nothing remembered. */
+  start: number;
+  end: number;
+  /** congruentSum of the range with acc 0, reduced into [0, 0xffff] (0 only for all-zero bytes). */
+  sum: number;
+}
+type MemoBuffer = ArrayBufferLike & { [SUM_MEMO]?: SumMemo };
+/** Ranges at least this long use the memo. */
+const MEMO_MIN = 1024;
+/** Bytes at the start of a range summed afresh and left out of what is remembered. */
+const MEMO_PREFIX = 256;
+/** Longest lead summed afresh before a remembered range. */
+const MEMO_LEAD_MAX = 512;
+
+/** Forgets the buffer's remembered sum and lets it remember sums from now on (its bytes are about to be rewritten). */
+export function resetSumMemo(buffer: ArrayBufferLike): void {
+  const b = buffer as MemoBuffer;
+  const m = b[SUM_MEMO];
+  if (m === undefined) b[SUM_MEMO] = { start: 0, end: -1, sum: 0 };
+  else m.end = -1;
+}
+
+/**
+ * Records that bytes[start, end) are zeros, payload nothing rewrites while the buffer holds this
+ * packet (the sender just wrote or found them so): their sum, 0, is remembered without reading them.
+ */
+export function rememberZeroSum(bytes: Uint8Array, start: number, end: number): void {
+  const m = (bytes.buffer as MemoBuffer)[SUM_MEMO];
+  if (m === undefined) return;
+  m.start = bytes.byteOffset + start;
+  m.end = bytes.byteOffset + end;
+  m.sum = 0;
+}
+
+/** True when the buffer's remembered sum says bytes[start, end) are all zeros (a remembered sum is 0 only for zeros). */
+export function knownZeros(bytes: Uint8Array, start: number, end: number): boolean {
+  const m = (bytes.buffer as MemoBuffer)[SUM_MEMO];
+  if (m === undefined || m.sum !== 0) return false;
+  const base = bytes.byteOffset;
+  return m.end >= 0 && m.start <= base + start && base + end <= m.end;
+}
+
+/** congruentSum through the buffer's memo (see SUM_MEMO): the same value class, and zero exactly when it is. */
+function memoSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
+  const m = end - start >= MEMO_MIN ? (bytes.buffer as MemoBuffer)[SUM_MEMO] : undefined;
+  if (m === undefined) return congruentSum(bytes, start, end, acc);
+  const base = bytes.byteOffset;
+  let split = m.start - base;
+  if (m.end !== base + end || split < start || split - start > MEMO_LEAD_MAX) {
+    split = start + MEMO_PREFIX;
+    const rest = congruentSum(bytes, split, end, 0);
+    m.start = base + split;
+    m.end = base + end;
+    m.sum = rest === 0 ? 0 : rest % 0xffff || 0xffff;
+  }
+  // The remembered range was summed from an even position: swapped (x 256) when it sits at an odd distance.
+  return congruentSum(bytes, start, split, acc) + (((split - start) & 1) === 0 ? m.sum : m.sum * 256);
+}
+
 /** Folds an accumulator to 16 bits with end-around carry. */
 export function foldSum(acc: number): number {
   while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
@@ -40,12 +144,12 @@ export function foldSum(acc: number): number {
 
 /** The internet checksum of bytes[start, end) plus an initial sum (e.g. a pseudo-header). */
 export function internetChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): number {
-  return ~foldSum(onesSum(bytes, start, end, initial)) & 0xffff;
+  return ~foldSum(memoSum(bytes, start, end, initial)) & 0xffff;
 }
 
 /** True when a range that contains its own checksum field sums to all ones (RFC 1071 verification). */
 export function verifyChecksum(bytes: Uint8Array, start: number, end: number, initial = 0): boolean {
-  return foldSum(onesSum(bytes, start, end, initial)) === 0xffff;
+  return foldSum(memoSum(bytes, start, end, initial)) === 0xffff;
 }
 
 /** The contract's name for verifyChecksum. */
@@ -84,15 +188,29 @@ export function l4ChecksumFieldOffset(protocol: number): number {
   }
 }
 
+/**
+ * onesSum of a 20-byte IPv4 header (no options), word by word: the same exact sum without the
+ * general loop, for the header checksums set and verified at every hop.
+ */
+function headerSum20(b: Uint8Array, o: number): number {
+  return (
+    ((b[o]! << 8) | b[o + 1]!) + ((b[o + 2]! << 8) | b[o + 3]!) + ((b[o + 4]! << 8) | b[o + 5]!) + ((b[o + 6]! << 8) | b[o + 7]!) +
+    ((b[o + 8]! << 8) | b[o + 9]!) + ((b[o + 10]! << 8) | b[o + 11]!) + ((b[o + 12]! << 8) | b[o + 13]!) + ((b[o + 14]! << 8) | b[o + 15]!) +
+    ((b[o + 16]! << 8) | b[o + 17]!) + ((b[o + 18]! << 8) | b[o + 19]!)
+  );
+}
+
 /** Computes and stores the IPv4 header checksum of the header at offset; returns it. */
 export function setIpv4HeaderChecksum(bytes: Uint8Array, offset: number, headerLength: number): number {
   write16(bytes, offset + 10, 0);
-  const sum = internetChecksum(bytes, offset, offset + headerLength);
+  const sum =
+    headerLength === 20 && offset + 20 <= bytes.length ? ~foldSum(headerSum20(bytes, offset)) & 0xffff : internetChecksum(bytes, offset, offset + headerLength);
   write16(bytes, offset + 10, sum);
   return sum;
 }
 
 export function verifyIpv4HeaderChecksum(bytes: Uint8Array, offset: number, headerLength: number): boolean {
+  if (headerLength === 20 && offset + 20 <= bytes.length) return foldSum(headerSum20(bytes, offset)) === 0xffff;
   return verifyChecksum(bytes, offset, offset + headerLength);
 }
 

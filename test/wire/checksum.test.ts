@@ -5,7 +5,10 @@ import {
   checksumReplace16,
   checksumReplace32,
   internetChecksum,
+  knownZeros,
   onesSum,
+  rememberZeroSum,
+  resetSumMemo,
   IPPROTO_ICMPV6,
   IPPROTO_TCP,
   IPPROTO_UDP,
@@ -139,4 +142,28 @@ test("property: onesSum over any range (odd starts and ends included) equals the
     }),
     { seed: 1071, numRuns: 1000 },
   );
+});
+
+test("remembered payload sums (resetSumMemo, rememberZeroSum) give the checksums a fresh sum gives", () => {
+  const fresh = (b: Uint8Array, s: number, e: number, init: number): number => ~foldSumOf(b, s, e, init) & 0xffff;
+  const foldSumOf = (b: Uint8Array, s: number, e: number, init: number): number => {
+    let acc = onesSum(b, s, e, init);
+    while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
+    return acc;
+  };
+  const b = new Uint8Array(new ArrayBuffer(12000), 0, 11000);
+  for (let i = 0; i < b.length; i++) b[i] = (i * 7 + 3) & 0xff;
+  resetSumMemo(b.buffer);
+  assert.equal(internetChecksum(b, 128, 11000, 5), fresh(b, 128, 11000, 5));
+  b[130] = b[130]! ^ 0xff; // a header rewrite inside the lead
+  assert.equal(internetChecksum(b, 128, 11000, 5), fresh(b, 128, 11000, 5));
+  assert.equal(internetChecksum(b, 77, 11000, 9), fresh(b, 77, 11000, 9), "an outer header's range, starting at an odd distance");
+  b.fill(0, 300, 11000);
+  rememberZeroSum(b, 300, 11000);
+  assert.equal(internetChecksum(b, 128, 11000, 0), fresh(b, 128, 11000, 0));
+  assert.equal(knownZeros(b, 400, 11000), true);
+  assert.equal(knownZeros(b, 200, 11000), false, "reaches before the remembered zeros");
+  b.fill(0, 0, 11000);
+  rememberZeroSum(b, 300, 11000);
+  assert.equal(internetChecksum(b, 128, 11000, 0), 0xffff, "all zeros stays the +0 checksum");
 });

@@ -5,6 +5,7 @@
 
 import { DropReason } from "../../../datapath/reasons.js";
 import { NatApplied, SkBuff } from "../../skb/skbuff.js";
+import type { Simulator } from "../../engine/simulator.js";
 import type { SeededRng } from "../../util/rng.js";
 import { formatIPv4 } from "../../util/ip.js";
 import { parseIp } from "../../wire/headers.js";
@@ -36,8 +37,6 @@ export interface NetfilterOptions {
   readonly chainIndexMinRules?: number;
 }
 
-const MANGLE_FILTER: readonly NfTableName[] = ["mangle", "filter"];
-const MANGLE_ONLY: readonly NfTableName[] = ["mangle"];
 
 /** Entry indexes in skb.ctEntry are tagged with the owning namespace: tag * 2^24 + index. */
 const TAG_UNIT = 1 << 24;
@@ -51,11 +50,16 @@ export class Netfilter {
   readonly rng: SeededRng;
   conntrackMode: ConntrackMode;
   private readonly tables: { readonly [T in NfTableName]: NfTable };
+  /** The tables INPUT/FORWARD and POSTROUTING walk, in order (held as objects: no lookup by name per packet). */
+  private readonly mangleFilter: readonly NfTable[];
+  private readonly mangleOnly: readonly NfTable[];
   private readonly tag: number;
   private readonly frames: Frame[] = [];
   private depth = 0;
   private readonly env: { host: NetfilterHost; rng: SeededRng; recent: RecentTables; now: number };
-  private ruleGeneration = -1;
+  /** Set by any table edit: needsCt/anyRules are re-read before their next use (kept on this object: read per packet). */
+  private factsStale = true;
+  private readonly sim: Simulator;
   private needsCt = false;
   private anyRules = false;
   private readonly targets: TargetRunner;
@@ -77,7 +81,13 @@ export class Netfilter {
     this.targets = new TargetRunner(host, this.conntrack, this.nat, this.rng);
     this.conntrackMode = options.conntrackMode ?? "auto";
     this.indexMinRules = options.chainIndexMinRules;
-    this.tables = { raw: new NfTable("raw"), mangle: new NfTable("mangle"), nat: new NfTable("nat"), filter: new NfTable("filter") };
+    const edited = (): void => {
+      this.factsStale = true;
+    };
+    this.tables = { raw: new NfTable("raw", edited), mangle: new NfTable("mangle", edited), nat: new NfTable("nat", edited), filter: new NfTable("filter", edited) };
+    this.sim = world.sim;
+    this.mangleFilter = [this.tables.mangle, this.tables.filter];
+    this.mangleOnly = [this.tables.mangle];
     this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
   }
 
@@ -87,8 +97,7 @@ export class Netfilter {
 
   /** True when conntrack runs in this namespace (see ConntrackMode). */
   get tracking(): boolean {
-    const t = this.tables;
-    if (t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation !== this.ruleGeneration) this.refreshRuleFacts();
+    if (this.factsStale) this.refreshRuleFacts();
     const mode = this.conntrackMode;
     return mode === "auto" ? this.needsCt : mode === "on";
   }
@@ -96,8 +105,10 @@ export class Netfilter {
   /** Conntrack entry index of a packet (from skb.ctEntry) when it belongs to this namespace and is live, else -1. */
   entryOf(skb: SkBuff): number {
     const e = skb.ctEntry;
-    if (e < 0 || Math.floor(e / TAG_UNIT) !== this.tag) return -1;
-    const i = e % TAG_UNIT;
+    if (e < 0) return -1;
+    // floor(e / TAG_UNIT) === tag, as a subtraction.
+    const i = e - this.tag * TAG_UNIT;
+    if (i < 0 || i >= TAG_UNIT) return -1;
     return this.conntrack.table.inUse(i) ? i : -1;
   }
 
@@ -133,17 +144,17 @@ export class Netfilter {
       ctx.skb = skb;
       ctx.inName = inDev?.name ?? "";
       ctx.outName = outDev?.name ?? "";
-      this.env.now = this.host.world.sim.now;
+      this.env.now = this.sim.now;
       switch (hook) {
         case NfHook.PREROUTING:
         case NfHook.OUTPUT:
           return this.runEntryHook(f, tracking);
         case NfHook.INPUT:
-          return this.runSteps(f, MANGLE_FILTER, true, true);
+          return this.runSteps(f, this.mangleFilter, true, true);
         case NfHook.FORWARD:
-          return this.runSteps(f, MANGLE_FILTER, false, false);
+          return this.runSteps(f, this.mangleFilter, false, false);
         case NfHook.POSTROUTING:
-          return this.runSteps(f, MANGLE_ONLY, true, true);
+          return this.runSteps(f, this.mangleOnly, true, true);
         default:
           return NfVerdict.ACCEPT;
       }
@@ -191,7 +202,8 @@ export class Netfilter {
       skb.ctEntry = -1;
     }
     this.loadCt(f);
-    let v = this.runTable(f, "raw");
+    const t = this.tables;
+    let v = this.runTable(f, t.raw);
     if (v !== NfVerdict.ACCEPT) return v;
     if (tracking && !keep && (skb.ctState & CtState.UNTRACKED) === 0) {
       const r = conntrackIn(this.conntrack, skb, skb.data, f.h, hook === NfHook.PREROUTING, this.tag * TAG_UNIT, this.fragments);
@@ -199,19 +211,19 @@ export class Netfilter {
     }
     skb.ctState &= ~CtState.ATTACHED;
     this.loadCt(f);
-    v = this.runTable(f, "mangle");
+    v = this.runTable(f, t.mangle);
     if (v !== NfVerdict.ACCEPT) return v;
     v = this.natHook(f);
     if (v !== NfVerdict.ACCEPT) return v;
-    if (hook === NfHook.OUTPUT) return this.runTable(f, "filter");
+    if (hook === NfHook.OUTPUT) return this.runTable(f, t.filter);
     return NfVerdict.ACCEPT;
   }
 
   /** INPUT / FORWARD / POSTROUTING: the given tables, then SNAT and confirm where the kernel does them. */
-  private runSteps(f: Frame, tables: readonly NfTableName[], nat: boolean, confirm: boolean): number {
+  private runSteps(f: Frame, tables: readonly NfTable[], nat: boolean, confirm: boolean): number {
     this.loadCt(f);
-    for (const name of tables) {
-      const v = this.runTable(f, name);
+    for (let k = 0; k < tables.length; k++) {
+      const v = this.runTable(f, tables[k]!);
       if (v !== NfVerdict.ACCEPT) return v;
     }
     if (nat) {
@@ -240,8 +252,7 @@ export class Netfilter {
     ctx.ctDir = skb.ctState & CtState.REPLY ? 1 : 0;
   }
 
-  private runTable(f: Frame, name: NfTableName): number {
-    const table = this.tables[name];
+  private runTable(f: Frame, table: NfTable): number {
     const chain = table.hooks[f.hook] ?? null;
     if (chain === null) return NfVerdict.ACCEPT;
     if (chain.rules.length === 0 && chain.policy === "ACCEPT") {
@@ -329,7 +340,7 @@ export class Netfilter {
     }
     if (skb.ctState & (CtState.NEW | CtState.RELATED) && !this.nat.initialized(i, manip)) {
       // First packet of the connection at this manip: the nat table decides, else a null binding.
-      const v = this.runTable(f, "nat");
+      const v = this.runTable(f, this.tables.nat);
       if (v !== NfVerdict.ACCEPT) return v;
       if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
       this.loadCt(f);
@@ -401,7 +412,7 @@ export class Netfilter {
 
   private refreshRuleFacts(): void {
     const t = this.tables;
-    this.ruleGeneration = t.raw.generation + t.mangle.generation + t.nat.generation + t.filter.generation;
+    this.factsStale = false;
     let needs = t.nat.inUse;
     let any = false;
     for (const table of [t.raw, t.mangle, t.nat, t.filter]) {

@@ -22,6 +22,7 @@ export interface InterfaceAddress {
 export class AddressTable {
   private readonly byDev = new Map<number, InterfaceAddress[]>();
   /** Address -> number of interfaces carrying it (an address may sit on several devices). */
+  /** Use count per assigned address, keyed by the address as a signed 32-bit integer (a small integer to the Map, not a heap number). */
   private readonly assigned = new Map<number, number>();
 
   /** Adds an address; returns null when the same address/prefix is already on the device. */
@@ -39,7 +40,7 @@ export class AddressTable {
     const entry: InterfaceAddress = { dev, addr: addr >>> 0, prefixLen, scope, secondary, broadcast };
     list.push(entry);
     this.byDev.set(dev.ifindex, list);
-    this.assigned.set(entry.addr, (this.assigned.get(entry.addr) ?? 0) + 1);
+    this.assigned.set(entry.addr | 0, (this.assigned.get(entry.addr | 0) ?? 0) + 1);
     return entry;
   }
 
@@ -54,9 +55,9 @@ export class AddressTable {
       : list.filter((a) => a === target || (a.secondary && a.prefixLen === prefixLen && ipv4InPrefix(a.addr, addr, prefixLen)));
     this.byDev.set(dev.ifindex, list.filter((a) => !removed.includes(a)));
     for (const a of removed) {
-      const n = (this.assigned.get(a.addr) ?? 1) - 1;
-      if (n === 0) this.assigned.delete(a.addr);
-      else this.assigned.set(a.addr, n);
+      const n = (this.assigned.get(a.addr | 0) ?? 1) - 1;
+      if (n === 0) this.assigned.delete(a.addr | 0);
+      else this.assigned.set(a.addr | 0, n);
     }
     return removed;
   }
@@ -74,7 +75,7 @@ export class AddressTable {
 
   /** True when the address is configured on some interface (inet_lookup_ifaddr). */
   isAssigned(addr: number): boolean {
-    return this.assigned.has(addr >>> 0);
+    return this.assigned.has(addr | 0);
   }
 
   /** First primary address of the device, 0 if none. */

@@ -86,7 +86,10 @@ export interface NeighbourHost {
 const BROADCAST_PROBE = -1;
 
 export class NeighbourTable {
+  /** Every entry, in creation order (what `ip neigh` lists). */
   private readonly entries = new Map<number, NeighbourEntry>();
+  /** The same entries by device, then by address as a signed 32-bit integer: small-integer keys for the per-packet lookup. */
+  private readonly byDev = new Map<number, Map<number, NeighbourEntry>>();
   private readonly parmsByDev = new Map<number, NeighParms>();
   private lastRedraw: number;
   private readonly onTimer = (n: NeighbourEntry): void => this.timerHandler(n);
@@ -120,11 +123,16 @@ export class NeighbourTable {
   }
 
   lookup(dev: NetDevice, ip: number): NeighbourEntry | undefined {
-    return this.entries.get(key(dev, ip));
+    return this.byDev.get(dev.ifindex)?.get(ip | 0);
   }
 
   list(): NeighbourEntry[] {
     return [...this.entries.values()];
+  }
+
+  private forget(dev: NetDevice, ip: number): void {
+    this.entries.delete(key(dev, ip));
+    this.byDev.get(dev.ifindex)?.delete(ip | 0);
   }
 
   /** `ip neigh replace IP lladdr MAC dev DEV nud permanent` (flannel's VTEP entries). */
@@ -140,7 +148,7 @@ export class NeighbourTable {
     if (n === undefined) return false;
     this.update(n, null, Nud.FAILED, NeighUpdate.OVERRIDE | NeighUpdate.ADMIN);
     this.delTimer(n);
-    this.entries.delete(key(dev, ip));
+    this.forget(dev, ip);
     return true;
   }
 
@@ -152,7 +160,7 @@ export class NeighbourTable {
       for (const skb of n.queue.splice(0)) this.host.discard(n, skb, "device flushed");
       n.queueBytes = 0;
       n.state = Nud.FAILED;
-      this.entries.delete(key(dev, n.ip));
+      this.forget(dev, n.ip);
     }
   }
 
@@ -166,7 +174,7 @@ export class NeighbourTable {
   output(dev: NetDevice, ip: number, skb: SkBuff): void {
     const counters = this.host.counters.neigh;
     counters.lookups++;
-    let n = this.entries.get(key(dev, ip));
+    let n = this.lookup(dev, ip);
     if (n === undefined) n = this.create(dev, ip);
     else counters.hits++;
     if ((n.state & NUD_CONNECTED) !== 0) {
@@ -254,6 +262,9 @@ export class NeighbourTable {
       n.mac = fixed;
     }
     this.entries.set(key(dev, ip), n);
+    let mine = this.byDev.get(dev.ifindex);
+    if (mine === undefined) this.byDev.set(dev.ifindex, (mine = new Map()));
+    mine.set(ip | 0, n);
     this.host.counters.neigh.allocs++;
     return n;
   }

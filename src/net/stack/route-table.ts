@@ -2,7 +2,7 @@
 // kernel adds per address) searched before main, longest prefix first, lowest metric first within a
 // prefix, skipping routes through a device that is down. Validation follows the kernel's answers.
 
-import type { NetDevice } from "../device.js";
+import { linkStateVersion, type NetDevice } from "../device.js";
 import { ok, type Result } from "../../util/result.js";
 import { formatIPv4, ipv4Mask } from "../../util/ip.js";
 import { AddrScope } from "./addresses.js";
@@ -72,6 +72,9 @@ export interface RouteSelector {
   readonly via?: number;
 }
 
+/** Destinations cached before the cache starts over. */
+const CACHE_MAX = 4096;
+
 const preferLowerMetric = (a: Route, b: Route): boolean => a.metric < b.metric;
 
 function defaultScope(type: RouteType, via: number): number {
@@ -88,6 +91,15 @@ export class RouteTable {
   private readonly usable = (r: Route): boolean => r.dev === null || r.dev.up;
   /** Accepts routes a gateway may be resolved through (scope link or narrower, link state ignored). */
   private readonly gatewayScope = (r: Route): boolean => r.scope >= AddrScope.LINK;
+
+  /**
+   * lookup's answers by destination (the routing cache, in spirit): they depend only on the two
+   * tables and on which devices are up, so they hold until either changes (versions compared per lookup).
+   */
+  private readonly cache = new Map<number, Route | null>();
+  private cachedLocal = -1;
+  private cachedMain = -1;
+  private cachedLink = -1;
 
   constructor(private readonly namespace: string) {}
 
@@ -131,7 +143,19 @@ export class RouteTable {
 
   /** The route the kernel would pick for dst: local table first, then main. null = no route. */
   lookup(dst: number): Route | null {
-    return this.local.lookup(dst, this.usable) ?? this.main.lookup(dst, this.usable);
+    const link = linkStateVersion();
+    if (this.local.version !== this.cachedLocal || this.main.version !== this.cachedMain || link !== this.cachedLink || this.cache.size >= CACHE_MAX) {
+      this.cache.clear();
+      this.cachedLocal = this.local.version;
+      this.cachedMain = this.main.version;
+      this.cachedLink = link;
+    }
+    const key = dst | 0; // the lookup reads dst as 32 bits (masks): one small-integer key per address
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const route = this.local.lookup(dst, this.usable) ?? this.main.lookup(dst, this.usable);
+    this.cache.set(key, route);
+    return route;
   }
 
   lookupIn(table: RouteTableName, dst: number): Route | null {

@@ -13,6 +13,7 @@ import { CaState, TcpState } from "./states.js";
 import { rackAdvance, rackDetectLoss } from "./rack.js";
 import { armFinWait2, armReorder, armXmitTimer, enterTimeWait, stopRto } from "./timers.js";
 import { TcpFlags } from "./tx.js";
+import { pow2 } from "./pow2.js";
 
 /** Result scratch of the cumulative-ACK walk. */
 let ackedSegs = 0;
@@ -27,7 +28,7 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   const priorUna = sock.sndUna;
   const advanced = seqGt(ack, priorUna);
   if (seqLt(ack, priorUna)) return true;
-  const nwin = seg.window * 2 ** sock.sndWscale;
+  const nwin = seg.window * pow2(sock.sndWscale);
   let windowChanged = false;
   if (advanced || seqGt(seg.seq, sock.sndWl1) || (seg.seq === sock.sndWl1 && (nwin > sock.sndWnd || nwin === 0))) {
     windowChanged = nwin !== sock.sndWnd;

@@ -15,6 +15,7 @@ import { tcpError, TcpError, TcpState } from "./states.js";
 import { armDelack, enterTimeWait, scheduleGroFlush } from "./timers.js";
 import { pushPending, sendAck, sendReset, sendSyn, TcpFlags } from "./tx.js";
 import { computeWindow, growWindow, incrQuickAck, rcvSpaceAdjust } from "./window.js";
+import { pow2 } from "./pow2.js";
 
 /** Entry point: the stack found this connection for the segment. */
 export function segmentArrived(sock: TcpSocket, seg: Segment): void {
@@ -116,7 +117,7 @@ function synchronized(sock: TcpSocket, seg: Segment): void {
       return;
     }
     establish(sock, seg);
-    sock.sndWnd = seg.window * 2 ** sock.sndWscale;
+    sock.sndWnd = seg.window * pow2(sock.sndWscale);
     sock.sndWl1 = seg.seq;
     sock.sndWl2 = seg.ack;
     stack.accepted(sock);

@@ -7,7 +7,7 @@ import { TracePoint } from "../../../datapath/reasons.js";
 import { write16, write32 } from "../../wire/bytes.js";
 import { packetBuffers } from "../../skb/buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "../../skb/skbuff.js";
-import { foldSum, pseudoHeaderSumV4, setL4ChecksumV4 } from "../../wire/checksum.js";
+import { foldSum, pseudoHeaderSumV4, rememberZeroSum, setL4ChecksumV4 } from "../../wire/checksum.js";
 import { IPPROTO_TCP, IP_DF, writeIpv4Header } from "../stack/ip-packet.js";
 import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
@@ -17,6 +17,7 @@ import type { TcpSocket } from "./socket.js";
 import { CaState, TcpState } from "./states.js";
 import { armPersist, armXmitTimer } from "./timers.js";
 import { onAckSent, selectWindow } from "./window.js";
+import { pow2 } from "./pow2.js";
 
 export const TcpFlags = { FIN: 0x01, SYN: 0x02, RST: 0x04, PSH: 0x08, ACK: 0x10 } as const;
 
@@ -47,7 +48,9 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   const tcpLen = TCP_HEADER + optLen + dataLen;
   // A recycled buffer (the receiving socket hands it back): every byte from head on is written below.
   const end = DEFAULT_HEADROOM + IPV4_HEADER + tcpLen;
-  const skb = new SkBuff(world.ledger.admit(), packetBuffers.acquire(end), DEFAULT_HEADROOM, end);
+  const skb = new SkBuff(world.ledger.admit(), packetBuffers.acquireWithZeros(end), DEFAULT_HEADROOM, end);
+  const zeroStart = packetBuffers.zeroStart;
+  const zeroEnd = packetBuffers.zeroEnd;
   const b = skb.data;
   const ip = skb.head;
   writeIpv4Header(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
@@ -64,7 +67,7 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   write16(b, t + 18, 0); // urgent pointer
   if (syn !== null) writeSynOptions(b, t + TCP_HEADER, syn);
   else if (optLen > 0) writeDataOptions(b, t + TCP_HEADER, sock.tsOk, tsNow(sock), sock.tsRecent, sackBlocks, sackLeft, sackRight);
-  if (dataLen > 0) sock.sendBuffer.copyOut(seqDiff(seq, sock.dataBase), dataLen, b, t + TCP_HEADER + optLen);
+  if (dataLen > 0) writePayload(sock, seqDiff(seq, sock.dataBase), dataLen, b, t + TCP_HEADER + optLen, zeroStart, zeroEnd);
   if (segs > 1) {
     // CHECKSUM_PARTIAL: the check field holds the pseudo-header sum; segmentation completes it per segment.
     skb.gsoSize = sock.mss;
@@ -85,6 +88,21 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   if (hasAck) onAckSent(sock);
   if (world.tracer.hops) world.hop(skb, stack.ns.site(null, "tcp"), TracePoint.FROM_SOCKET, `port ${sock.localPort}`, false);
   stack.ns.outputIp(skb);
+}
+
+/**
+ * Puts dataLen bytes of the send buffer at b[at...]. A zero payload (iperf's block) is not copied
+ * where the buffer's last packet left zeros [zeroStart, zeroEnd), and its checksum sum (0) is
+ * remembered rather than read: the bytes are the same, written or not.
+ */
+function writePayload(sock: TcpSocket, offset: number, dataLen: number, b: Uint8Array, at: number, zeroStart: number, zeroEnd: number): void {
+  const end = at + dataLen;
+  if (!sock.sendBuffer.zeroRange(offset, dataLen)) {
+    sock.sendBuffer.copyOut(offset, dataLen, b, at);
+    return;
+  }
+  packetBuffers.writeZeros(b, at, end, zeroStart, zeroEnd);
+  rememberZeroSum(b, at, end);
 }
 
 /** The socket's next IP ID; a super-packet of segs segments takes segs of them (ip_select_ident_segs). */
@@ -159,7 +177,7 @@ function tsoSegments(sock: TcpSocket): number {
     bytes = (ratio * sock.cwnd * sock.mss * 1e9) / srtt / 1024;
   }
   const r = Math.floor(sock.rtt.minRtt / 1000 / 512);
-  if (r < 32) bytes += GSO_MAX_BYTES / 2 ** r;
+  if (r < 32) bytes += GSO_MAX_BYTES / pow2(r);
   bytes = Math.min(bytes, GSO_MAX_BYTES - MAX_TCP_HEADER - 1);
   return Math.max(Math.floor(bytes / sock.mss), 2);
 }

@@ -7,6 +7,7 @@
 import { TCP_MAX_QUICKACKS, TCP_MAX_WSCALE, U16_MAX } from "./constants.js";
 import { seqDiff } from "./seq.js";
 import type { TcpSocket } from "./socket.js";
+import { pow2 } from "./pow2.js";
 
 /** tcp_win_from_space: the part of a buffer that can be offered as window. */
 const winFromSpace = (space: number): number => Math.floor(space / 2);
@@ -57,7 +58,7 @@ export function computeWindow(sock: TcpSocket): number {
   const full = Math.min(sock.windowClamp, allowed);
   let free = freeSpace(sock);
   if (free < 0) free = 0;
-  const scale = 2 ** sock.rcvWscale;
+  const scale = pow2(sock.rcvWscale);
   if (free < full / 2) {
     sock.quickAcks = 0;
     free = Math.floor(free / scale) * scale;
@@ -74,7 +75,7 @@ export function computeWindow(sock: TcpSocket): number {
 /** tcp_select_window: the 16-bit window field of the next segment; records what was offered. */
 export function selectWindow(sock: TcpSocket): number {
   const cur = sock.rcvWindowNow();
-  const scale = 2 ** sock.rcvWscale;
+  const scale = pow2(sock.rcvWscale);
   let win = computeWindow(sock);
   if (win < cur) win = Math.ceil(cur / scale) * scale;
   win = Math.min(win, U16_MAX * scale);

@@ -49,3 +49,38 @@ test("consumeSkb recycles the packet's buffer and leaves the SkBuff empty", () =
   assert.equal(data[DEFAULT_HEADROOM], 0xa5, "the released bytes were poisoned (a stale reader would see it)");
   assert.equal(pool.acquire(200).buffer, data.buffer);
 });
+
+test("acquireWithZeros tells the zeros the last holder noted; acquire and poisoning forget them", () => {
+  const pool = new PacketBufferPool();
+  const a = pool.acquireWithZeros(9000);
+  assert.ok(pool.zeroStart === 0 && pool.zeroEnd === 9000, "a new buffer is all zeros");
+  a.fill(7, 0, 200);
+  pool.noteZeros(a, 200, 9000);
+  pool.release(a);
+  const b = pool.acquireWithZeros(5000);
+  assert.equal(b.buffer, a.buffer);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [200, 5000], "clamped to the view");
+  pool.release(b);
+  const c = pool.acquireWithZeros(9000);
+  assert.equal(c.buffer, a.buffer);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [5000, 9000], "the holder in between noted nothing, and could not reach past its 5000 bytes");
+  c.fill(9, 0, 100);
+  pool.noteZeros(c, 100, 9000);
+  pool.release(c);
+  const d = pool.acquireWithZeros(3000);
+  assert.equal(d.buffer, a.buffer);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [100, 3000]);
+  d.fill(9);
+  pool.release(d);
+  const e = pool.acquireWithZeros(6000);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [3000, 6000], "zeros past the short view stayed known");
+  pool.noteZeros(e, 4000, 6000);
+  pool.release(e);
+  const f = pool.acquireWithZeros(9000);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [4000, 9000], "zeros up to the view's end joined the ones past it");
+  pool.noteZeros(f, 0, 9000);
+  pool.poison = 0xa5;
+  pool.release(c);
+  pool.acquireWithZeros(9000);
+  assert.ok(pool.zeroEnd <= pool.zeroStart, "poisoned bytes are not zeros");
+});

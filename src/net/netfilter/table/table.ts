@@ -38,8 +38,15 @@ export class NfTable {
   /** Times a hook ran this table (ipt_do_table calls), over all hooks (monotonic; read by metrics). */
   traversals = 0;
   private txn: Transaction | null = null;
+  /** hasRules' answer and the generation it holds for (every edit bumps the generation). */
+  private anyRules = false;
+  private rulesKnownAt = -1;
 
-  constructor(readonly name: NfTableName) {
+  constructor(
+    readonly name: NfTableName,
+    /** Called after every edit (the owning netfilter re-reads its rule facts lazily). */
+    private readonly onEdit: () => void = () => {},
+  ) {
     for (const hookName of BUILTIN_CHAINS[name]) {
       const hook = NF_HOOK_NAMES.indexOf(hookName);
       const chain = new NfChain(hookName, hook);
@@ -52,10 +59,20 @@ export class NfTable {
     return this.chainMap.get(name);
   }
 
-  /** True when any chain holds a rule (no allocation: read at every metrics scrape). */
+  private edited(): void {
+    this.generation++;
+    this.onEdit();
+  }
+
+  /** True when any chain holds a rule (read at every metrics scrape: answered from a cache until the next edit). */
   hasRules(): boolean {
-    for (const c of this.chainMap.values()) if (c.rules.length > 0) return true;
-    return false;
+    if (this.rulesKnownAt !== this.generation) {
+      let any = false;
+      for (const c of this.chainMap.values()) if (c.rules.length > 0) any = true;
+      this.anyRules = any;
+      this.rulesKnownAt = this.generation;
+    }
+    return this.anyRules;
   }
 
   /** Built-in chains first (hook order), then user chains in creation order. */
@@ -92,7 +109,7 @@ export class NfTable {
       return err({ table: this.name, chain: problem.chain.name, field: "target", reason: problem.reason, rule: problem.rule });
     }
     this.txn = null;
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -114,7 +131,7 @@ export class NfTable {
       c.referrers.clear();
     }
     for (const c of txn.chains) for (const r of c.rules) this.retain(c, r);
-    this.generation++;
+    this.edited();
   }
 
   // ---- edits --------------------------------------------------------------------------------------
@@ -125,7 +142,7 @@ export class NfTable {
     if (this.chainMap.has(name)) return this.fail(name, "chain", "chain already exists");
     const chain = new NfChain(name, -1);
     this.chainMap.set(name, chain);
-    this.generation++;
+    this.edited();
     return ok(chain);
   }
 
@@ -137,7 +154,7 @@ export class NfTable {
     if (chain.refs > 0) return this.fail(name, "chain", `chain is referenced by ${chain.refs} rule(s)`);
     if (chain.rules.length > 0) return this.fail(name, "chain", "chain is not empty");
     this.chainMap.delete(name);
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -151,7 +168,7 @@ export class NfTable {
       for (const r of c.rules) this.release(c, r);
       c.rules.length = 0;
     }
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -196,7 +213,7 @@ export class NfTable {
     this.touch(chain);
     chain.rules.splice(position - 1, 1);
     this.release(chain, rule);
-    this.generation++;
+    this.edited();
     return ok(rule);
   }
 
@@ -207,7 +224,7 @@ export class NfTable {
     if (policy === "DROP" && this.name === "nat") return this.fail(chainName, "policy", "the nat table is not for filtering");
     this.touch(chain);
     chain.policy = policy;
-    this.generation++;
+    this.edited();
     return ok(undefined);
   }
 
@@ -256,7 +273,7 @@ export class NfTable {
     this.touch(chain);
     chain.rules.splice(at, 0, rule);
     this.retain(chain, rule);
-    this.generation++;
+    this.edited();
     return ok(rule);
   }
 
