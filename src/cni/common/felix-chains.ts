@@ -94,7 +94,7 @@ export function installFelixChains(ns: NetNamespace, options: FelixOptions): voi
     { target: markClear(MARK_ALL) },
     { inIface: wl, target: markSet(MARK_SCRATCH0) },
     { mark: { value: MARK_SCRATCH0, mask: MARK_SCRATCH0 }, target: { kind: "JUMP", chain: CALI_CHAINS.RPF_SKIP } },
-    { mark: { value: MARK_SCRATCH0, mask: MARK_SCRATCH0 }, target: { kind: "PROGRAM", name: "rpfilter --validmark --invert", run: rpfilterDrop(ns) } },
+    { mark: { value: MARK_SCRATCH0, mask: MARK_SCRATCH0 }, target: { kind: "PROGRAM", name: "rpfilter --validmark --invert", run: rpfilterDrop(ns), version: () => ns.routes.version() } },
     { mark: { value: 0, mask: MARK_SCRATCH0 }, target: { kind: "JUMP", chain: CALI_CHAINS.FROM_HOST_ENDPOINT } },
     { mark: { value: MARK_ACCEPT, mask: MARK_ACCEPT }, target: { kind: "ACCEPT" } },
   ];

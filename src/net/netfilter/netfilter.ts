@@ -25,6 +25,7 @@ import { RecentTables } from "./table/recent.js";
 import { M, TargetKind } from "./table/rule.js";
 import { formatTableSave } from "./table/format.js";
 import { NfTable } from "./table/table.js";
+import { WalkRecord } from "./table/walk-memo.js";
 import { TargetRunner } from "./targets.js";
 
 /** "auto": conntrack runs once some rule needs it (NAT, ctstate, NOTRACK) or the nat table is used, as the kernel registers it per namespace on demand. */
@@ -35,6 +36,8 @@ export interface NetfilterOptions {
   readonly conntrackMode?: ConntrackMode;
   /** Chains with at least this many rules are walked through a lookup index (default 16; Infinity turns it off). */
   readonly chainIndexMinRules?: number;
+  /** Replay a flow's remembered table walks instead of matching again (default true; see walk-memo.ts). */
+  readonly replayWalks?: boolean;
 }
 
 
@@ -64,6 +67,7 @@ export class Netfilter {
   private anyRules = false;
   private readonly targets: TargetRunner;
   private readonly indexMinRules: number | undefined;
+  private readonly replayWalks: boolean;
 
   constructor(
     readonly host: NetfilterHost,
@@ -81,6 +85,7 @@ export class Netfilter {
     this.targets = new TargetRunner(host, this.conntrack, this.nat, this.rng);
     this.conntrackMode = options.conntrackMode ?? "auto";
     this.indexMinRules = options.chainIndexMinRules;
+    this.replayWalks = options.replayWalks ?? true;
     const edited = (): void => {
       this.factsStale = true;
     };
@@ -265,8 +270,75 @@ export class Netfilter {
     }
     f.table = table;
     table.traversals++;
-    const v = f.trav.run(table, f.hook, f.ctx, this.env, f.exec);
+    if (!this.replayWalks) return this.finish(f, f.trav.run(table, f.hook, f.ctx, this.env, f.exec));
+    const memo = table.walkMemo;
+    const hash = this.fillWalkKey(f);
+    const known = memo.find(f.key, hash, table.generation);
+    if (known !== null) {
+      if (!known.replayable) return this.finish(f, f.trav.run(table, f.hook, f.ctx, this.env, f.exec));
+      if (known.programsCurrent()) {
+        memo.hits++;
+        return this.replay(f, table, known);
+      }
+    }
+    const rec = f.rec;
+    rec.reset();
+    const rulesBefore = table.rulesEvaluated;
+    const matchesBefore = table.matchesEvaluated;
+    const v = f.trav.run(table, f.hook, f.ctx, this.env, f.exec, rec);
+    if (!rec.replayable) memo.store(hash, new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0));
+    else if (v === NfVerdict.ACCEPT) {
+      const rules = table.rulesEvaluated - rulesBefore;
+      const matches = table.matchesEvaluated - matchesBefore;
+      memo.store(hash, new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark));
+    }
     return this.finish(f, v);
+  }
+
+  /** Fills the frame's walk key from the packet and its conntrack facts; returns its hash. */
+  private fillWalkKey(f: Frame): number {
+    const key = f.key;
+    const h = f.h;
+    const ctx = f.ctx;
+    const skb = f.skb!;
+    key.src = h.src4;
+    key.dst = h.dst4;
+    key.ports = h.srcPort * 65536 + h.dstPort;
+    const l4Usable = h.fragOffset === 0 && h.l4Offset >= 0 && h.status === 0;
+    const status = ctx.ctStatus;
+    key.bits =
+      f.hook |
+      (h.ipProto << 3) |
+      (l4Usable ? 1 << 11 : 0) |
+      ((skb.ctState & 0xff) << 12) |
+      (ctx.ctIndex >= 0 ? 1 << 20 : 0) |
+      (status & Ips.SRC_NAT ? 1 << 21 : 0) |
+      (status & Ips.DST_NAT ? 1 << 22 : 0) |
+      (ctx.ctDir << 23);
+    key.mark = skb.mark;
+    key.inDev = f.inDev;
+    key.outDev = f.outDev;
+    return key.hash();
+  }
+
+  /** Repeats a remembered accepting walk's effects: counters, evaluation tallies, the mark. */
+  private replay(f: Frame, table: NfTable, known: WalkRecord): number {
+    const length = f.ctx.length;
+    const rules = known.rules;
+    for (let k = 0; k < rules.length; k++) {
+      const rule = rules[k]!;
+      rule.packets++;
+      rule.bytes += length;
+    }
+    const policy = known.policy;
+    if (policy !== null) {
+      policy.policyPackets++;
+      policy.policyBytes += length;
+    }
+    table.rulesEvaluated += known.rulesEvaluated;
+    table.matchesEvaluated += known.matchesEvaluated;
+    f.skb!.mark = known.markOut;
+    return NfVerdict.ACCEPT;
   }
 
   /** Turns a traversal verdict into the hook's result: records drops, sends REJECT replies. */

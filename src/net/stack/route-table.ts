@@ -158,6 +158,14 @@ export class RouteTable {
     return route;
   }
 
+  /**
+   * A stamp of everything lookup's answers depend on (both tables' versions and the devices' link
+   * state): equal stamps mean unchanged answers. Each part only grows, so their sum does on any change.
+   */
+  version(): number {
+    return this.local.version + this.main.version + linkStateVersion();
+  }
+
   lookupIn(table: RouteTableName, dst: number): Route | null {
     return this.table(table).lookup(dst, this.usable);
   }

@@ -150,6 +150,10 @@ export class NfRule {
   xmarkMask = 0;
   program: NfProgramFn | null = null;
   programName = "";
+  /** A PROGRAM's state stamp (see the PROGRAM spec), null when it has none. */
+  programVersion: (() => number) | null = null;
+  /** Evaluating this rule reads more than a per-flow walk memo keys on (randomness, counters, flags, ICMP, local addresses) or its target has effects a replay cannot repeat. */
+  unreplayable = false;
   /** xt match modules the rule calls besides ip_packet_match (tcp/udp, multiport, mark, conntrack, comment, ...). */
   matchModules = 0;
 
@@ -399,6 +403,28 @@ function countMatchModules(r: NfRule): number {
   return n;
 }
 
+/** Matches reading per-packet or outside state a walk memo does not key on. */
+const UNREPLAYABLE_MATCHES = M.TCPFLAGS | M.ICMP | M.SRCTYPE | M.DSTTYPE | M.STATISTIC | M.RECENT;
+
+/** Targets whose effect is fixed by the packet's flow key: verdicts, jumps, MARK, counting, versioned PROGRAMs. */
+function replayableTarget(r: NfRule): boolean {
+  switch (r.target) {
+    case TargetKind.ACCEPT:
+    case TargetKind.DROP:
+    case TargetKind.RETURN:
+    case TargetKind.JUMP:
+    case TargetKind.GOTO:
+    case TargetKind.MARK:
+    case TargetKind.LOG:
+    case TargetKind.NONE:
+      return true;
+    case TargetKind.PROGRAM:
+      return r.programVersion !== null;
+    default:
+      return false;
+  }
+}
+
 function compileTarget(r: NfRule, spec: NfRuleSpec, table: string, chain: string): Result<NfRule, NfError> {
   const t = spec.target;
   r.target = TargetKind[t.kind];
@@ -438,9 +464,11 @@ function compileTarget(r: NfRule, spec: NfRuleSpec, table: string, chain: string
     case "PROGRAM":
       r.program = t.run;
       r.programName = t.name;
+      r.programVersion = t.version ?? null;
       break;
     default:
       break;
   }
+  r.unreplayable = (r.has & UNREPLAYABLE_MATCHES) !== 0 || !replayableTarget(r);
   return ok(r);
 }

@@ -60,7 +60,12 @@ export type NfTargetSpec =
   | { readonly kind: "LOG"; readonly prefix?: string }
   /** raw table: the packet is not tracked (NOTRACK / CT --notrack). */
   | { readonly kind: "NOTRACK" }
-  | { readonly kind: "PROGRAM"; readonly name: string; readonly run: NfProgramFn }
+  /**
+   * version, when given, stamps everything the program reads besides the packet's addresses, ports,
+   * protocol, devices and mark (e.g. a route table's version): walks that ran it may then be replayed
+   * per flow while the stamp holds. A versioned program must not send packets.
+   */
+  | { readonly kind: "PROGRAM"; readonly name: string; readonly run: NfProgramFn; readonly version?: () => number }
   /** No target (a rule written without -j): it only counts the packets it matches, then the next rule runs. */
   | { readonly kind: "NONE" };
 

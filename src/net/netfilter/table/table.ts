@@ -11,6 +11,7 @@ import { NfChain, type ChainPolicy } from "./chain.js";
 import { checkTable, closureProblem, hookMaskOf, reaches, targetProblem } from "./jump-graph.js";
 import { compileRule, TargetKind, type NfRule } from "./rule.js";
 import type { NfError, NfRuleSpec } from "./spec.js";
+import { WalkMemo } from "./walk-memo.js";
 
 export { NfChain, type ChainPolicy } from "./chain.js";
 
@@ -37,6 +38,8 @@ export class NfTable {
   matchesEvaluated = 0;
   /** Times a hook ran this table (ipt_do_table calls), over all hooks (monotonic; read by metrics). */
   traversals = 0;
+  /** Walks remembered per flow for replay (records hold for the generation they were made at). */
+  readonly walkMemo = new WalkMemo();
   private txn: Transaction | null = null;
   /** hasRules' answer and the generation it holds for (every edit bumps the generation). */
   private anyRules = false;

@@ -8,6 +8,7 @@ import type { NfChain, NfTable } from "./table.js";
 import { CandidateCursor, ChainIndex, INDEX_MIN_RULES } from "./chain-index.js";
 import { ruleMatches, type MatchContext, type MatchEnv } from "./match.js";
 import { TargetKind, type NfRule } from "./rule.js";
+import type { WalkRecorder } from "./walk-memo.js";
 
 /** Returned by a target executor to go on with the next rule (XT_CONTINUE). */
 export const CONTINUE = -1;
@@ -44,8 +45,11 @@ export class Traversal {
     return true;
   }
 
-  /** Traverses table's built-in chain for hook; returns an NfVerdict (DROP 0, ACCEPT 1, STOLEN 2). */
-  run(table: NfTable, hook: number, ctx: MatchContext, env: MatchEnv, exec: TargetExecutor): number {
+  /**
+   * Traverses table's built-in chain for hook; returns an NfVerdict (DROP 0, ACCEPT 1, STOLEN 2).
+   * rec, when given, records what a replay of the walk must repeat (see walk-memo.ts).
+   */
+  run(table: NfTable, hook: number, ctx: MatchContext, env: MatchEnv, exec: TargetExecutor, rec: WalkRecorder | null = null): number {
     const base = table.hooks[hook] ?? null;
     this.rule = null;
     this.chain = base;
@@ -62,6 +66,7 @@ export class Traversal {
       if (!returning) {
         const rule = rules[pos]!;
         table.rulesEvaluated++;
+        if (rec !== null && rule.unreplayable) rec.replayable = false;
         const called = ctx.modulesCalled;
         const matched = ruleMatches(rule, ctx, env);
         table.matchesEvaluated += ctx.modulesCalled - called;
@@ -71,6 +76,7 @@ export class Traversal {
         }
         rule.packets++;
         rule.bytes += ctx.length;
+        if (rec !== null) rec.matched(rule);
         switch (rule.target) {
           case TargetKind.ACCEPT:
             return this.decide(chain, pos + 1, rule, 1);
@@ -110,6 +116,7 @@ export class Traversal {
             continue;
           }
           default: {
+            if (rec !== null && rule.programVersion !== null) rec.ranProgram(rule, rule.programVersion());
             const v = exec(rule, chain, pos + 1);
             if (v === CONTINUE) {
               pos++;
@@ -127,6 +134,7 @@ export class Traversal {
       if (chain.builtin || depth === 0) {
         base.policyPackets++;
         base.policyBytes += ctx.length;
+        if (rec !== null) rec.policy = base;
         return this.decide(base, 0, null, base.policy === "DROP" ? 0 : 1);
       }
       depth--;

@@ -1,0 +1,140 @@
+// Per-flow memo of one table's walks: a walk whose rules read only what the key holds (addresses,
+// ports, protocol, whether the L4 header is usable, conntrack state bits, the devices (names fixed),
+// the mark on entry, the hook) and whose targets only count, jump, set the mark or accept ends the
+// same way for every packet with that key while the table is unedited and the versioned PROGRAMs it
+// ran report the same stamps. Such a walk is recorded once (matched rules, the policy that ended it,
+// rules and match modules evaluated, the mark it left) and replayed for the flow's later packets.
+
+import type { NetDevice } from "../../device.js";
+import type { NfChain } from "./chain.js";
+import type { NfRule } from "./rule.js";
+
+const SLOTS = 1024;
+
+/** The flow key of one walk (filled per table run; compared field by field). */
+export class WalkKey {
+  src = 0;
+  dst = 0;
+  /** sport * 65536 + dport. */
+  ports = 0;
+  /** hook, protocol, L4-usable flag and conntrack facts packed (see Netfilter's key filling). */
+  bits = 0;
+  mark = 0;
+  inDev: NetDevice | null = null;
+  outDev: NetDevice | null = null;
+
+  hash(): number {
+    let x = Math.imul(this.src ^ 0x9e3779b9, 0x85ebca6b) ^ this.dst;
+    x = Math.imul(x ^ (x >>> 15), 0xc2b2ae35) ^ this.ports;
+    x = Math.imul(x ^ (x >>> 13), 0x27d4eb2f) ^ this.bits ^ this.mark;
+    return (x ^ (x >>> 16)) >>> 0;
+  }
+}
+
+/** What one walk did, as a traversal records it. */
+export class WalkRecorder {
+  /** False once the walk evaluated a rule or ran a target a replay cannot repeat. */
+  replayable = true;
+  /** Matched rules, in order (each counts the packet). */
+  readonly rules: NfRule[] = [];
+  /** The built-in chain whose policy ended the walk, or null. */
+  policy: NfChain | null = null;
+  /** Versioned PROGRAM rules that ran, with the stamps they reported before running. */
+  readonly programs: NfRule[] = [];
+  readonly versions: number[] = [];
+
+  reset(): void {
+    this.replayable = true;
+    this.rules.length = 0;
+    this.policy = null;
+    this.programs.length = 0;
+    this.versions.length = 0;
+  }
+
+  matched(rule: NfRule): void {
+    this.rules.push(rule);
+  }
+
+  ranProgram(rule: NfRule, version: number): void {
+    this.programs.push(rule);
+    this.versions.push(version);
+  }
+}
+
+/** One remembered walk: its key, the table generation it holds for and, when replayable, its effects. */
+export class WalkRecord {
+  readonly src: number;
+  readonly dst: number;
+  readonly ports: number;
+  readonly bits: number;
+  readonly mark: number;
+  readonly inDev: NetDevice | null;
+  readonly outDev: NetDevice | null;
+  readonly rules: readonly NfRule[];
+  readonly policy: NfChain | null;
+  readonly programs: readonly NfRule[];
+  readonly versions: readonly number[];
+
+  constructor(
+    key: WalkKey,
+    readonly generation: number,
+    /** False: walks with this key must run in full (no effects below are kept). */
+    readonly replayable: boolean,
+    rec: WalkRecorder,
+    readonly rulesEvaluated: number,
+    readonly matchesEvaluated: number,
+    readonly markOut: number,
+  ) {
+    this.src = key.src;
+    this.dst = key.dst;
+    this.ports = key.ports;
+    this.bits = key.bits;
+    this.mark = key.mark;
+    this.inDev = key.inDev;
+    this.outDev = key.outDev;
+    this.rules = replayable ? rec.rules.slice() : [];
+    this.policy = replayable ? rec.policy : null;
+    this.programs = replayable ? rec.programs.slice() : [];
+    this.versions = replayable ? rec.versions.slice() : [];
+  }
+
+  matches(key: WalkKey, generation: number): boolean {
+    return (
+      this.generation === generation &&
+      this.src === key.src &&
+      this.dst === key.dst &&
+      this.ports === key.ports &&
+      this.bits === key.bits &&
+      this.mark === key.mark &&
+      this.inDev === key.inDev &&
+      this.outDev === key.outDev
+    );
+  }
+
+  /** True while every versioned PROGRAM the walk ran reports the stamp it had. */
+  programsCurrent(): boolean {
+    const programs = this.programs;
+    for (let k = 0; k < programs.length; k++) if (programs[k]!.programVersion!() !== this.versions[k]) return false;
+    return true;
+  }
+}
+
+/** Direct-mapped store of walk records by key hash (a colliding key replaces the older record). */
+export class WalkMemo {
+  private readonly slots: (WalkRecord | undefined)[] = new Array<WalkRecord | undefined>(SLOTS).fill(undefined);
+  /** Replays served (monotonic; for tests and profiling). */
+  hits = 0;
+
+  find(key: WalkKey, hash: number, generation: number): WalkRecord | null {
+    const r = this.slots[hash & (SLOTS - 1)];
+    return r !== undefined && r.matches(key, generation) ? r : null;
+  }
+
+  store(hash: number, record: WalkRecord): void {
+    this.slots[hash & (SLOTS - 1)] = record;
+  }
+
+  clear(): void {
+    this.slots.fill(undefined);
+  }
+}
