@@ -286,11 +286,11 @@ export class Netfilter {
     const rulesBefore = table.rulesEvaluated;
     const matchesBefore = table.matchesEvaluated;
     const v = f.trav.run(table, f.hook, f.ctx, this.env, f.exec, rec);
-    if (!rec.replayable) memo.store(hash, new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0));
+    if (!rec.replayable) memo.store(f.key, hash, new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0));
     else if (v === NfVerdict.ACCEPT) {
       const rules = table.rulesEvaluated - rulesBefore;
       const matches = table.matchesEvaluated - matchesBefore;
-      memo.store(hash, new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark));
+      memo.store(f.key, hash, new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark));
     }
     return this.finish(f, v);
   }

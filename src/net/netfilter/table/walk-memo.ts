@@ -9,7 +9,9 @@ import type { NetDevice } from "../../device.js";
 import type { NfChain } from "./chain.js";
 import type { NfRule } from "./rule.js";
 
-const SLOTS = 1024;
+/** Records held: sets of two slots (a key goes to the set its hash picks, in either slot). */
+const SLOTS = 2048;
+const SET_MASK = SLOTS - 2;
 
 /** The flow key of one walk (filled per table run; compared field by field). */
 export class WalkKey {
@@ -27,6 +29,9 @@ export class WalkKey {
     let x = Math.imul(this.src ^ 0x9e3779b9, 0x85ebca6b) ^ this.dst;
     x = Math.imul(x ^ (x >>> 15), 0xc2b2ae35) ^ this.ports;
     x = Math.imul(x ^ (x >>> 13), 0x27d4eb2f) ^ this.bits ^ this.mark;
+    // murmur3's finalizer: every key bit reaches the low bits the slot index takes.
+    x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+    x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
     return (x ^ (x >>> 16)) >>> 0;
   }
 }
@@ -99,8 +104,11 @@ export class WalkRecord {
   }
 
   matches(key: WalkKey, generation: number): boolean {
+    return this.generation === generation && this.sameKey(key);
+  }
+
+  sameKey(key: WalkKey): boolean {
     return (
-      this.generation === generation &&
       this.src === key.src &&
       this.dst === key.dst &&
       this.ports === key.ports &&
@@ -119,19 +127,32 @@ export class WalkRecord {
   }
 }
 
-/** Direct-mapped store of walk records by key hash (a colliding key replaces the older record). */
+/** Two-way set-associative store of walk records by key hash (a third key in a set evicts the older of its two). */
 export class WalkMemo {
   private readonly slots: (WalkRecord | undefined)[] = new Array<WalkRecord | undefined>(SLOTS).fill(undefined);
   /** Replays served (monotonic; for tests and profiling). */
   hits = 0;
 
   find(key: WalkKey, hash: number, generation: number): WalkRecord | null {
-    const r = this.slots[hash & (SLOTS - 1)];
-    return r !== undefined && r.matches(key, generation) ? r : null;
+    const set = hash & SET_MASK;
+    const first = this.slots[set];
+    if (first !== undefined && first.matches(key, generation)) return first;
+    const second = this.slots[set + 1];
+    return second !== undefined && second.matches(key, generation) ? second : null;
   }
 
-  store(hash: number, record: WalkRecord): void {
-    this.slots[hash & (SLOTS - 1)] = record;
+  /** Stores record for key: over its own earlier record, else in a free slot, else over the set's older record. */
+  store(key: WalkKey, hash: number, record: WalkRecord): void {
+    const set = hash & SET_MASK;
+    const first = this.slots[set];
+    const second = this.slots[set + 1];
+    if (second !== undefined && second.sameKey(key)) this.slots[set + 1] = record;
+    else if (first === undefined || first.sameKey(key)) this.slots[set] = record;
+    else if (second === undefined) this.slots[set + 1] = record;
+    else {
+      this.slots[set + 1] = first;
+      this.slots[set] = record;
+    }
   }
 
   clear(): void {
