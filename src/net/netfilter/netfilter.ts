@@ -25,7 +25,7 @@ import { RecentTables } from "./table/recent.js";
 import { M, TargetKind } from "./table/rule.js";
 import { formatTableSave } from "./table/format.js";
 import { NfTable } from "./table/table.js";
-import { WalkRecord } from "./table/walk-memo.js";
+import { WalkRecord, type WalkRecorder } from "./table/walk-memo.js";
 import { TargetRunner } from "./targets.js";
 
 /** "auto": conntrack runs once some rule needs it (NAT, ctstate, NOTRACK) or the nat table is used, as the kernel registers it per namespace on demand. */
@@ -145,11 +145,7 @@ export class Netfilter {
       f.hook = hook;
       f.reply = null;
       if (!this.parse(f)) return NfVerdict.ACCEPT;
-      const ctx = f.ctx;
-      ctx.skb = skb;
-      ctx.inName = inDev?.name ?? "";
-      ctx.outName = outDev?.name ?? "";
-      this.env.now = this.sim.now;
+      f.ctx.skb = skb;
       switch (hook) {
         case NfHook.PREROUTING:
         case NfHook.OUTPUT:
@@ -270,12 +266,12 @@ export class Netfilter {
     }
     f.table = table;
     table.traversals++;
-    if (!this.replayWalks) return this.finish(f, f.trav.run(table, f.hook, f.ctx, this.env, f.exec));
+    if (!this.replayWalks) return this.finish(f, this.walk(f, table, null));
     const memo = table.walkMemo;
     const hash = this.fillWalkKey(f);
     const known = memo.find(f.key, hash, table.generation);
     if (known !== null) {
-      if (!known.replayable) return this.finish(f, f.trav.run(table, f.hook, f.ctx, this.env, f.exec));
+      if (!known.replayable) return this.finish(f, this.walk(f, table, null));
       if (known.programsCurrent()) {
         memo.hits++;
         return this.replay(f, table, known);
@@ -285,7 +281,7 @@ export class Netfilter {
     rec.reset();
     const rulesBefore = table.rulesEvaluated;
     const matchesBefore = table.matchesEvaluated;
-    const v = f.trav.run(table, f.hook, f.ctx, this.env, f.exec, rec);
+    const v = this.walk(f, table, rec);
     if (!rec.replayable) memo.store(f.key, hash, new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0));
     else if (v === NfVerdict.ACCEPT) {
       const rules = table.rulesEvaluated - rulesBefore;
@@ -293,6 +289,15 @@ export class Netfilter {
       memo.store(f.key, hash, new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark));
     }
     return this.finish(f, v);
+  }
+
+  /** Matches table's rules for the frame's packet; the interface names and the clock the matches read are filled only here (replays need neither). */
+  private walk(f: Frame, table: NfTable, rec: WalkRecorder | null): number {
+    const ctx = f.ctx;
+    ctx.inName = f.inDev?.name ?? "";
+    ctx.outName = f.outDev?.name ?? "";
+    this.env.now = this.sim.now;
+    return f.trav.run(table, f.hook, ctx, this.env, f.exec, rec);
   }
 
   /** Fills the frame's walk key from the packet and its conntrack facts; returns its hash. */
