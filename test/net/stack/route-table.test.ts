@@ -117,3 +117,29 @@ test("source address: route hint, else the device's address for the gateway's su
   assert.equal(ns.routeSource(pod, ip("10.244.1.5")), ip("192.168.1.10"));
   assert.equal(ns.selectSourceAddress(ip("10.9.1.1"), null), ip("10.1.0.2"));
 });
+
+test("the route table's version stamp changes with every route edit and link state change, and only then", () => {
+  const { ns, devs } = namespaceWith(2);
+  const seen = new Set<number>();
+  const stamp = (): number => {
+    const v = ns.routes.version();
+    assert.equal(ns.routes.version(), v, "lookups and repeated reads leave it alone");
+    return v;
+  };
+  seen.add(stamp());
+  const r = unwrap(ns.routes.add({ dst: ip("10.0.0.0"), prefixLen: 8, dev: devs[0]! }));
+  ns.routes.lookup(ip("10.1.2.3"));
+  for (const change of [
+    () => void ns.routes.add({ dst: ip("10.1.0.0"), prefixLen: 16, dev: devs[1]! }),
+    () => (devs[0]!.up = false),
+    () => (devs[0]!.up = true),
+    () => void ns.routes.remove({ dst: r.dst, prefixLen: 8 }),
+  ]) {
+    const before = stamp();
+    change();
+    const after = stamp();
+    assert.notEqual(after, before);
+    assert.ok(!seen.has(after), "a stamp is never seen again after a change");
+    seen.add(after);
+  }
+});

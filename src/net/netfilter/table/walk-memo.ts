@@ -141,14 +141,13 @@ export class WalkMemo {
     return second !== undefined && second.matches(key, generation) ? second : null;
   }
 
-  /** Stores record for key: over its own earlier record, else in a free slot, else over the set's older record. */
+  /** Stores record for key: over its own earlier record, else first in its set (the newer key is kept first; the older second is dropped). */
   store(key: WalkKey, hash: number, record: WalkRecord): void {
     const set = hash & SET_MASK;
     const first = this.slots[set];
     const second = this.slots[set + 1];
     if (second !== undefined && second.sameKey(key)) this.slots[set + 1] = record;
     else if (first === undefined || first.sameKey(key)) this.slots[set] = record;
-    else if (second === undefined) this.slots[set + 1] = record;
     else {
       this.slots[set + 1] = first;
       this.slots[set] = record;
