@@ -316,8 +316,10 @@ export function pushPending(sock: TcpSocket): void {
   restartAfterIdle(sock, now);
   let budget = sock.cwnd - sock.inFlight();
   if (sock.lostOut > 0) budget = retransmitLost(sock, budget, now);
-  const batchMax = tsoSegments(sock);
-  const gso = batchMax > 1 && canGso(sock);
+  // The batch size and GSO ability are worked out once something may be sent (0 = not yet): a call
+  // with nothing to send (most calls on a receiver, or after the window is used up) skips them.
+  let batchMax = 0;
+  let gso = false;
   let batchSegs = 0;
   let batchBytes = 0;
   let batchSeq = 0;
@@ -334,6 +336,10 @@ export function pushPending(sock: TcpSocket): void {
     }
     const room = seqDiff(seqAdd(sock.sndUna, sock.sndWnd), sock.sndNxt);
     if (room <= 0) break;
+    if (batchMax === 0) {
+      batchMax = tsoSegments(sock);
+      gso = batchMax > 1 && canGso(sock);
+    }
     if (batchSegs === 0 && shouldDefer(sock, budget, room, avail, batchMax, now)) {
       cwndLimited = true;
       break;
