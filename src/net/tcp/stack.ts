@@ -18,7 +18,7 @@ import { IcmpKind, IcmpMux, type IcmpErrorInfo } from "./icmp-mux.js";
 import { TcpListener, type TcpListenOptions } from "./listener.js";
 import { startActiveOpen } from "./open.js";
 import { Sacked } from "./rtx-queue.js";
-import { groAdmit, segmentArrived } from "./rx.js";
+import { groAdmit, holdPendingSkb, segmentArrived } from "./rx.js";
 import { Segment } from "./segment.js";
 import { seqBetween } from "./seq.js";
 import { TcpSocket, type TcpEvents, type TcpSocketOptions } from "./socket.js";
@@ -217,7 +217,7 @@ export class TcpStack {
     const sock = this.curSock as TcpSocket | null;
     this.curSock = null;
     if (this.payloadKept) return;
-    if (sock !== null && sock.pendingCount > 0 && !sock.closed) sock.pendingSkbs.push(skb);
+    if (sock !== null && sock.pendingCount > 0 && !sock.closed) holdPendingSkb(sock, skb);
     else consumeSkb(skb);
   }
 
