@@ -320,6 +320,8 @@ export function pushPending(sock: TcpSocket): void {
   // with nothing to send (most calls on a receiver, or after the window is used up) skips them.
   let batchMax = 0;
   let gso = false;
+  // write_seq stays put while this call sends (only snd_nxt moves).
+  const writeSeq = sock.writeSeq;
   let batchSegs = 0;
   let batchBytes = 0;
   let batchSeq = 0;
@@ -328,7 +330,7 @@ export function pushPending(sock: TcpSocket): void {
   const mss = sock.mss;
   const sentBefore = sock.stats.segsOut;
   for (;;) {
-    const avail = seqDiff(sock.writeSeq, sock.sndNxt);
+    const avail = seqDiff(writeSeq, sock.sndNxt);
     if (avail <= 0) break;
     if (budget <= 0) {
       cwndLimited = true;
@@ -373,7 +375,7 @@ export function pushPending(sock: TcpSocket): void {
     if (gso) emit(sock, batchFlags, batchSeq, batchBytes, null, nextIpId(sock, batchSegs), batchSegs);
     countTxBatch(sock, batchSegs, batchBytes);
   }
-  if (sock.finQueued && !sock.finSent && seqDiff(sock.writeSeq, sock.sndNxt) === 0) {
+  if (sock.finQueued && !sock.finSent && seqDiff(writeSeq, sock.sndNxt) === 0) {
     sendNew(sock, 0, true, false, now);
     countTxBatch(sock, 1, 0);
   }
@@ -381,7 +383,7 @@ export function pushPending(sock: TcpSocket): void {
   const sentNew = sock.stats.segsOut !== sentBefore;
   if (sock.packetsOut > 0) {
     if (sentNew || sock.rtxDeadline === 0 || sock.rtxMode === 1) armXmitTimer(sock, false);
-  } else if (seqDiff(sock.writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
+  } else if (seqDiff(writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
     armPersist(sock);
   }
 }
