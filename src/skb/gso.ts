@@ -74,9 +74,27 @@ function parseLayout(skb: SkBuff, l3: number): boolean {
   }
 }
 
+/**
+ * Absolute offset of the TCP payload behind the headers at l3, or -1 when they do not parse:
+ * parseLayout's answer, remembered on the skb for the same buffer, l3, tail and gsoType.
+ */
+function payloadOffset(skb: SkBuff, l3: number): number {
+  if (skb.gsoMemoData === skb.data && skb.gsoMemoL3 === l3 && skb.gsoMemoTail === skb.tail && skb.gsoMemoType === skb.gsoType) {
+    return skb.gsoMemoPayload;
+  }
+  const payload = parseLayout(skb, l3) ? layout.payload : -1;
+  skb.gsoMemoData = skb.data;
+  skb.gsoMemoL3 = l3;
+  skb.gsoMemoTail = skb.tail;
+  skb.gsoMemoType = skb.gsoType;
+  skb.gsoMemoPayload = payload;
+  return payload;
+}
+
 /** Bytes in front of the TCP payload (from skb.head, all encapsulation included), or -1 when unparsable. */
 export function gsoHeaderLength(skb: SkBuff, l3: number): number {
-  return parseLayout(skb, l3) ? layout.payload - skb.head : -1;
+  const payload = payloadOffset(skb, l3);
+  return payload >= 0 ? payload - skb.head : -1;
 }
 
 /**
@@ -84,7 +102,8 @@ export function gsoHeaderLength(skb: SkBuff, l3: number): number {
  * on plus gsoSize), or -1 when its headers cannot be parsed.
  */
 export function gsoNetworkLength(skb: SkBuff, l3: number): number {
-  return parseLayout(skb, l3) ? layout.payload - l3 + skb.gsoSize : -1;
+  const payload = payloadOffset(skb, l3);
+  return payload >= 0 ? payload - l3 + skb.gsoSize : -1;
 }
 
 /**
