@@ -363,6 +363,15 @@ export function pushPending(sock: TcpSocket): void {
     budget--;
     batchSegs++;
     batchBytes += len;
+    if (gso && len === mss && !last) {
+      // The full segments after this one that the loop would add to the same batch without a
+      // decision: within budget and the peer's window, and none of them the stream's last.
+      const more = Math.min(batchMax - batchSegs, budget, Math.floor((avail - mss - 1) / mss), Math.floor((room - mss) / mss));
+      for (let k = 0; k < more; k++) queueNew(sock, mss, false, now);
+      budget -= more;
+      batchSegs += more;
+      batchBytes += more * mss;
+    }
     // A super-packet holds full-sized segments; a short one is its last.
     if (batchSegs >= batchMax || len < mss) {
       if (gso) emit(sock, batchFlags, batchSeq, batchBytes, null, nextIpId(sock, batchSegs), batchSegs);
