@@ -75,19 +75,24 @@ function parseLayout(skb: SkBuff, l3: number): boolean {
 }
 
 /**
- * Absolute offset of the TCP payload behind the headers at l3, or -1 when they do not parse:
- * parseLayout's answer, remembered on the skb for the same buffer, l3, tail and gsoType.
+ * The last answer of payloadOffset, for the skb it was about as it then was (its buffer, l3, tail
+ * and gsoType): a super-packet's hops ask one after another about the same headers. Encapsulation,
+ * decapsulation and trimming change one of those, so only the very same headers reuse it.
  */
+const memo = { skb: null as SkBuff | null, data: null as Uint8Array | null, l3: -1, tail: 0, gsoType: 0, payload: 0 };
+
+/** Absolute offset of the TCP payload behind the headers at l3, or -1 when they do not parse. */
 function payloadOffset(skb: SkBuff, l3: number): number {
-  if (skb.gsoMemoData === skb.data && skb.gsoMemoL3 === l3 && skb.gsoMemoTail === skb.tail && skb.gsoMemoType === skb.gsoType) {
-    return skb.gsoMemoPayload;
+  if (memo.skb === skb && memo.data === skb.data && memo.l3 === l3 && memo.tail === skb.tail && memo.gsoType === skb.gsoType) {
+    return memo.payload;
   }
   const payload = parseLayout(skb, l3) ? layout.payload : -1;
-  skb.gsoMemoData = skb.data;
-  skb.gsoMemoL3 = l3;
-  skb.gsoMemoTail = skb.tail;
-  skb.gsoMemoType = skb.gsoType;
-  skb.gsoMemoPayload = payload;
+  memo.skb = skb;
+  memo.data = skb.data;
+  memo.l3 = l3;
+  memo.tail = skb.tail;
+  memo.gsoType = skb.gsoType;
+  memo.payload = payload;
   return payload;
 }
 

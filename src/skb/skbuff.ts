@@ -70,17 +70,6 @@ export class SkBuff {
   gsoSegs = 0;
   /** Bitmask of GsoType. */
   gsoType = 0;
-  /**
-   * Memo of the GSO header walk (src/skb/gso.ts), which several hops repeat on the same headers:
-   * where the TCP payload starts (absolute offset, -1 = the headers did not parse) when walked from
-   * gsoMemoL3 over this data buffer, up to gsoMemoTail, as gsoMemoType. Encapsulation, decapsulation
-   * and trimming change one of those, so a memo is only reused for the very same headers.
-   */
-  gsoMemoData: Uint8Array | null = null;
-  gsoMemoL3 = -1;
-  gsoMemoTail = 0;
-  gsoMemoType = 0;
-  gsoMemoPayload = 0;
 
   constructor(id: number, data: Uint8Array, head: number, tail: number) {
     this.id = id;
