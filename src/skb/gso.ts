@@ -74,9 +74,32 @@ function parseLayout(skb: SkBuff, l3: number): boolean {
   }
 }
 
+/**
+ * The last answer of payloadOffset, for the skb it was about as it then was (its buffer, l3, tail
+ * and gsoType): a super-packet's hops ask one after another about the same headers. Encapsulation,
+ * decapsulation and trimming change one of those, so only the very same headers reuse it.
+ */
+const memo = { skb: null as SkBuff | null, data: null as Uint8Array | null, l3: -1, tail: 0, gsoType: 0, payload: 0 };
+
+/** Absolute offset of the TCP payload behind the headers at l3, or -1 when they do not parse. */
+function payloadOffset(skb: SkBuff, l3: number): number {
+  if (memo.skb === skb && memo.data === skb.data && memo.l3 === l3 && memo.tail === skb.tail && memo.gsoType === skb.gsoType) {
+    return memo.payload;
+  }
+  const payload = parseLayout(skb, l3) ? layout.payload : -1;
+  memo.skb = skb;
+  memo.data = skb.data;
+  memo.l3 = l3;
+  memo.tail = skb.tail;
+  memo.gsoType = skb.gsoType;
+  memo.payload = payload;
+  return payload;
+}
+
 /** Bytes in front of the TCP payload (from skb.head, all encapsulation included), or -1 when unparsable. */
 export function gsoHeaderLength(skb: SkBuff, l3: number): number {
-  return parseLayout(skb, l3) ? layout.payload - skb.head : -1;
+  const payload = payloadOffset(skb, l3);
+  return payload >= 0 ? payload - skb.head : -1;
 }
 
 /**
@@ -84,7 +107,8 @@ export function gsoHeaderLength(skb: SkBuff, l3: number): number {
  * on plus gsoSize), or -1 when its headers cannot be parsed.
  */
 export function gsoNetworkLength(skb: SkBuff, l3: number): number {
-  return parseLayout(skb, l3) ? layout.payload - l3 + skb.gsoSize : -1;
+  const payload = payloadOffset(skb, l3);
+  return payload >= 0 ? payload - l3 + skb.gsoSize : -1;
 }
 
 /**

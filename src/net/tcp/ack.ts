@@ -130,29 +130,38 @@ function isCwndLimited(sock: TcpSocket): boolean {
 /** Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head). */
 function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   const q = sock.rtx;
+  const ends = q.end;
+  const flags = q.flags;
+  const sentAt = q.sentAt;
+  const count = q.count;
   ackedSegs = 0;
   firstTx = -1;
   lastTx = -1;
-  while (q.count > 0) {
-    const s = q.slot(0);
-    if (seqLeq(q.end[s]!, ack)) {
-      const f = q.flags[s]!;
-      if ((f & Sacked.EVER_RETRANS) === 0) {
-        if (firstTx < 0) firstTx = q.sentAt[s]!;
-        lastTx = q.sentAt[s]!;
-      }
-      if ((f & Sacked.SACKED) === 0) rackAdvance(sock, f, q.end[s]!, q.sentAt[s]!, now);
-      if ((f & Sacked.SACKED) !== 0) sock.sackedOut--;
-      else ackedSegs++;
-      if ((f & Sacked.LOST) !== 0) sock.lostOut--;
-      if ((f & Sacked.RETRANS) !== 0) sock.retransOut--;
-      sock.packetsOut--;
-      q.shift();
-    } else {
+  let done = 0;
+  for (; done < count; done++) {
+    const s = q.slot(done);
+    const end = ends[s]!;
+    if (!seqLeq(end, ack)) {
       if (seqGt(ack, q.seq[s]!)) q.seq[s] = ack;
       break;
     }
+    const f = flags[s]!;
+    const sent = sentAt[s]!;
+    if ((f & Sacked.EVER_RETRANS) === 0) {
+      if (firstTx < 0) firstTx = sent;
+      lastTx = sent;
+    }
+    if ((f & Sacked.SACKED) !== 0) {
+      sock.sackedOut--;
+    } else {
+      rackAdvance(sock, f, end, sent, now);
+      ackedSegs++;
+    }
+    if ((f & Sacked.LOST) !== 0) sock.lostOut--;
+    if ((f & Sacked.RETRANS) !== 0) sock.retransOut--;
   }
+  sock.packetsOut -= done;
+  q.dropFront(done);
 }
 
 /** Index of the first entry whose end is after seq (binary search over the ordered queue). */

@@ -37,10 +37,10 @@ export class RtxQueue {
     this.count++;
   }
 
-  /** Removes the front entry. */
-  shift(): void {
-    this.head = (this.head + 1) & (this.cap - 1);
-    this.count--;
+  /** Removes the n front entries (n <= count). */
+  dropFront(n: number): void {
+    this.head = (this.head + n) & (this.cap - 1);
+    this.count -= n;
   }
 
   /** Splits entry i at sequence `at` (for PMTU shrinkage or a partial ACK): entry i keeps [seq, at). */

@@ -5,6 +5,7 @@
 // decision, as the kernel queues it for a reader that runs later.
 
 import { consumeSkb } from "../../skb/buffer-pool.js";
+import type { SkBuff } from "../../skb/skbuff.js";
 import { processAck } from "./ack.js";
 import { acceptSynAck, establish } from "./open.js";
 import { receivedTruesize } from "./receive-queue.js";
@@ -179,7 +180,7 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
       if (sock.rq.hasOutOfOrder) {
         sock.rcvNxt = sock.rq.drainInOrder(sock.rcvNxt, (bytes, charge, owner) => {
           queueInOrder(sock, bytes, charge);
-          if (owner !== null) sock.pendingSkbs.push(owner);
+          if (owner !== null) holdPendingSkb(sock, owner);
         });
         if (!sock.rq.hasOutOfOrder) sock.ackNow = true;
       }
@@ -282,11 +283,17 @@ function deliverPending(sock: TcpSocket): void {
   }
 }
 
-/** The packets behind views just handed over are consumed: their buffers go back to the pool. */
+/** Keeps a packet whose buffer pending views point into until they are handed over. */
+export function holdPendingSkb(sock: TcpSocket, skb: SkBuff): void {
+  sock.pendingSkbs[sock.pendingSkbCount++] = skb;
+}
+
+/** The packets behind views just handed over are consumed (in arrival order): their buffers go back to the pool. */
 function releasePendingSkbs(sock: TcpSocket): void {
   const skbs = sock.pendingSkbs;
-  for (let i = 0; i < skbs.length; i++) consumeSkb(skbs[i]!);
-  skbs.length = 0;
+  const count = sock.pendingSkbCount;
+  sock.pendingSkbCount = 0;
+  for (let i = 0; i < count; i++) consumeSkb(skbs[i]!);
 }
 
 /**

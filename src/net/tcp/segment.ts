@@ -71,6 +71,13 @@ export class Segment {
     this.sackPermitted = false;
     this.hasTimestamp = false;
     this.sackCount = 0;
+    // Every data segment and ACK of a timestamp connection: NOP, NOP, timestamps, nothing else.
+    if (end - start === 12 && b[start] === OPT_NOP && b[start + 1] === OPT_NOP && b[start + 2] === OPT_TIMESTAMP && b[start + 3] === 10) {
+      this.hasTimestamp = true;
+      this.tsVal = read32(b, start + 4);
+      this.tsEcr = read32(b, start + 8);
+      return;
+    }
     let i = start;
     while (i < end) {
       const kind = b[i]!;

@@ -177,8 +177,13 @@ export class TcpSocket implements CcHost {
   readonly pendingData: Uint8Array[] = [];
   pendingCount = 0;
   pendingCharge = 0;
-  /** Packets whose buffers those views (may) point into, recycled once the views were handed over. */
+  /**
+   * Packets whose buffers those views (may) point into, recycled once the views were handed over:
+   * the first pendingSkbCount entries (slots past it are stale; the array is never shortened, as
+   * truncating an array costs a runtime call per event).
+   */
   readonly pendingSkbs: SkBuff[] = [];
+  pendingSkbCount = 0;
   /** Delayed-ACK machinery (icsk_ack). */
   quickAcks = 0;
   ackPending = false;

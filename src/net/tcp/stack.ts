@@ -18,7 +18,7 @@ import { IcmpKind, IcmpMux, type IcmpErrorInfo } from "./icmp-mux.js";
 import { TcpListener, type TcpListenOptions } from "./listener.js";
 import { startActiveOpen } from "./open.js";
 import { Sacked } from "./rtx-queue.js";
-import { groAdmit, segmentArrived } from "./rx.js";
+import { groAdmit, holdPendingSkb, segmentArrived } from "./rx.js";
 import { Segment } from "./segment.js";
 import { seqBetween } from "./seq.js";
 import { TcpSocket, type TcpEvents, type TcpSocketOptions } from "./socket.js";
@@ -39,6 +39,8 @@ export interface TcpConnectOptions extends TcpSocketOptions {
 interface PortBinding {
   listener: TcpListener | null;
   readonly conns: Map<number, TcpSocket>;
+  /** The connection the port's last segment went to: a lookup cache, cleared whenever conns changes. */
+  last: TcpSocket | null;
 }
 
 const stacks = new WeakMap<NetNamespace, TcpStack>();
@@ -119,6 +121,7 @@ export class TcpStack {
     if (binding === null || binding.conns.has(remoteKey(dst, dstPort))) return err(tcpError(TcpError.UNREACHABLE, "EADDRINUSE", `local port ${port} in use`));
     const sock = new TcpSocket(this, src, port, dst, dstPort, this.ns.routeMtu(route), options, events);
     binding.conns.set(remoteKey(dst, dstPort), sock);
+    binding.last = null;
     startActiveOpen(sock);
     if (options.timeoutNs !== undefined && sock.state === TcpState.SYN_SENT) armConnectTimeout(sock, options.timeoutNs);
     return ok(sock);
@@ -135,7 +138,10 @@ export class TcpStack {
 
   /** Registers a listener's new half-open connection. */
   hash(sock: TcpSocket): void {
-    this.ports.get(sock.localPort)?.conns.set(remoteKey(sock.remoteAddr, sock.remotePort), sock);
+    const binding = this.ports.get(sock.localPort);
+    if (binding === undefined) return;
+    binding.conns.set(remoteKey(sock.remoteAddr, sock.remotePort), sock);
+    binding.last = null;
   }
 
   /** Forgets a closed connection and frees its port when nothing else uses it. */
@@ -144,6 +150,7 @@ export class TcpStack {
     if (binding === undefined) return;
     const key = remoteKey(sock.remoteAddr, sock.remotePort);
     if (binding.conns.get(key) === sock) binding.conns.delete(key);
+    binding.last = null;
     sock.listener?.forget(sock);
     this.releaseIfUnused(sock.localPort);
   }
@@ -195,7 +202,7 @@ export class TcpStack {
 
   private bind(port: number): PortBinding | null {
     if (!this.ns.listenTcp(port, this.handler, SocketMode.SOCKET).ok) return null;
-    const binding: PortBinding = { listener: null, conns: new Map() };
+    const binding: PortBinding = { listener: null, conns: new Map(), last: null };
     this.ports.set(port, binding);
     return binding;
   }
@@ -217,13 +224,13 @@ export class TcpStack {
     const sock = this.curSock as TcpSocket | null;
     this.curSock = null;
     if (this.payloadKept) return;
-    if (sock !== null && sock.pendingCount > 0 && !sock.closed) sock.pendingSkbs.push(skb);
+    if (sock !== null && sock.pendingCount > 0 && !sock.closed) holdPendingSkb(sock, skb);
     else consumeSkb(skb);
   }
 
   private dispatch(seg: Segment, info: SocketInfo): void {
     const binding = this.ports.get(info.dstPort);
-    const sock = binding?.conns.get(remoteKey(info.src, info.srcPort));
+    const sock = binding === undefined ? undefined : connectionFor(binding, info.src, info.srcPort);
     if (sock !== undefined && sock.localAddr === info.dst) {
       this.curSock = sock;
       this.counters.rxSegments += seg.gsoSegs;
@@ -308,6 +315,15 @@ function pmtuShrink(sock: TcpSocket, mtu: number): void {
     sock.caState = CaState.LOSS;
   }
   pushPending(sock);
+}
+
+/** The binding's connection with that remote end, the last one found first. */
+function connectionFor(binding: PortBinding, remoteAddr: number, remotePort: number): TcpSocket | undefined {
+  const last = binding.last;
+  if (last !== null && last.remotePort === remotePort && last.remoteAddr === remoteAddr) return last;
+  const sock = binding.conns.get(remoteKey(remoteAddr, remotePort));
+  if (sock !== undefined) binding.last = sock;
+  return sock;
 }
 
 function mix(x: number): number {

@@ -316,8 +316,12 @@ export function pushPending(sock: TcpSocket): void {
   restartAfterIdle(sock, now);
   let budget = sock.cwnd - sock.inFlight();
   if (sock.lostOut > 0) budget = retransmitLost(sock, budget, now);
-  const batchMax = tsoSegments(sock);
-  const gso = batchMax > 1 && canGso(sock);
+  // The batch size and GSO ability are worked out once something may be sent (0 = not yet): a call
+  // with nothing to send (most calls on a receiver, or after the window is used up) skips them.
+  let batchMax = 0;
+  let gso = false;
+  // write_seq stays put while this call sends (only snd_nxt moves).
+  const writeSeq = sock.writeSeq;
   let batchSegs = 0;
   let batchBytes = 0;
   let batchSeq = 0;
@@ -326,7 +330,7 @@ export function pushPending(sock: TcpSocket): void {
   const mss = sock.mss;
   const sentBefore = sock.stats.segsOut;
   for (;;) {
-    const avail = seqDiff(sock.writeSeq, sock.sndNxt);
+    const avail = seqDiff(writeSeq, sock.sndNxt);
     if (avail <= 0) break;
     if (budget <= 0) {
       cwndLimited = true;
@@ -334,6 +338,10 @@ export function pushPending(sock: TcpSocket): void {
     }
     const room = seqDiff(seqAdd(sock.sndUna, sock.sndWnd), sock.sndNxt);
     if (room <= 0) break;
+    if (batchMax === 0) {
+      batchMax = tsoSegments(sock);
+      gso = batchMax > 1 && canGso(sock);
+    }
     if (batchSegs === 0 && shouldDefer(sock, budget, room, avail, batchMax, now)) {
       cwndLimited = true;
       break;
@@ -355,6 +363,15 @@ export function pushPending(sock: TcpSocket): void {
     budget--;
     batchSegs++;
     batchBytes += len;
+    if (gso && len === mss && !last) {
+      // The full segments after this one that the loop would add to the same batch without a
+      // decision: within budget and the peer's window, and none of them the stream's last.
+      const more = Math.min(batchMax - batchSegs, budget, Math.floor((avail - mss - 1) / mss), Math.floor((room - mss) / mss));
+      for (let k = 0; k < more; k++) queueNew(sock, mss, false, now);
+      budget -= more;
+      batchSegs += more;
+      batchBytes += more * mss;
+    }
     // A super-packet holds full-sized segments; a short one is its last.
     if (batchSegs >= batchMax || len < mss) {
       if (gso) emit(sock, batchFlags, batchSeq, batchBytes, null, nextIpId(sock, batchSegs), batchSegs);
@@ -367,7 +384,7 @@ export function pushPending(sock: TcpSocket): void {
     if (gso) emit(sock, batchFlags, batchSeq, batchBytes, null, nextIpId(sock, batchSegs), batchSegs);
     countTxBatch(sock, batchSegs, batchBytes);
   }
-  if (sock.finQueued && !sock.finSent && seqDiff(sock.writeSeq, sock.sndNxt) === 0) {
+  if (sock.finQueued && !sock.finSent && seqDiff(writeSeq, sock.sndNxt) === 0) {
     sendNew(sock, 0, true, false, now);
     countTxBatch(sock, 1, 0);
   }
@@ -375,7 +392,7 @@ export function pushPending(sock: TcpSocket): void {
   const sentNew = sock.stats.segsOut !== sentBefore;
   if (sock.packetsOut > 0) {
     if (sentNew || sock.rtxDeadline === 0 || sock.rtxMode === 1) armXmitTimer(sock, false);
-  } else if (seqDiff(sock.writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
+  } else if (seqDiff(writeSeq, sock.sndNxt) > 0 && sock.sndWnd === 0) {
     armPersist(sock);
   }
 }
