@@ -117,16 +117,18 @@ export abstract class NetDevice {
 
   /** A frame arrives from the medium (peer veth, link, tunnel decap). */
   receive(skb: SkBuff): void {
-    if (!this.up) {
-      this.stats.rxDropped++;
+    const stats = this.stats;
+    if (!this.isUp) {
+      stats.rxDropped++;
       this.world.drop(skb, this.site("rx"), DropReason.LINK_DOWN, "net/device:rx-down", this.l2);
       return;
     }
-    this.stats.rxPackets++;
-    this.stats.rxBytes += skb.length;
+    stats.rxPackets++;
+    stats.rxBytes += skb.tail - skb.head;
     skb.ifindex = this.ifindex;
     skb.hops++;
-    for (const tap of this.taps) tap.onFrame(this, "rx", skb, this.world.sim.now);
+    const taps = this.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "rx", skb, this.world.sim.now);
     if (this.xdp !== null && !this.runHook(this.xdp, skb, HookPoint.XDP)) return;
     if (this.tcIngress !== null && !this.runHook(this.tcIngress, skb, HookPoint.TC_INGRESS)) return;
     if (this.master !== null) this.master.handleFrame(this, skb);
@@ -137,8 +139,9 @@ export abstract class NetDevice {
   /** The stack or a bridge sends a frame out of this device. */
   transmit(skb: SkBuff): void {
     skb.brNfPrerouted = false;
-    if (!this.up) {
-      this.stats.txDropped++;
+    const stats = this.stats;
+    if (!this.isUp) {
+      stats.txDropped++;
       this.world.drop(skb, this.site("tx"), DropReason.LINK_DOWN, "net/device:tx-down", this.l2);
       return;
     }
@@ -147,9 +150,10 @@ export abstract class NetDevice {
       this.segmentAndXmit(skb);
       return;
     }
-    this.stats.txPackets++;
-    this.stats.txBytes += skb.length;
-    for (const tap of this.taps) tap.onFrame(this, "tx", skb, this.world.sim.now);
+    stats.txPackets++;
+    stats.txBytes += skb.tail - skb.head;
+    const taps = this.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "tx", skb, this.world.sim.now);
     this.xmit(skb);
   }
 
