@@ -9,7 +9,6 @@ import { ok, type Result } from "../../util/result.js";
 import { BROADCAST_MAC, writeMac } from "../../util/mac.js";
 import type { SeededRng } from "../../util/rng.js";
 import { read32, write16 } from "../../wire/bytes.js";
-import { DeliveryKind } from "../../trace/ledger.js";
 import { DeviceKind, type NetDevice, type StackPort } from "../device.js";
 import type { DropSite, NetWorld } from "../world.js";
 import type { NetfilterHost } from "../netfilter/host.js";
@@ -21,6 +20,7 @@ import { configError, type StackConfigError } from "./errors.js";
 import { icmpSend, IcmpType, UnreachCode } from "./icmp-send.js";
 import { IcmpRateLimiter } from "./icmp-ratelimit.js";
 import { stackInput } from "./ip-input.js";
+import { runSocketDelivery, SocketDelivery } from "./socket-delivery.js";
 import { IpIdentGenerator } from "./ip-ident.js";
 import { outputIp } from "./ip-output.js";
 import { ETH_HEADER, ETHERTYPE_IPV4, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from "./ip-packet.js";
@@ -39,18 +39,6 @@ export interface NetNamespaceOptions {
   /** Name of the loopback device (default "lo"). */
   readonly loopbackName?: string;
 }
-
-interface PendingDelivery {
-  readonly handler: SocketHandler;
-  readonly skb: SkBuff;
-  readonly info: SocketInfo;
-  readonly ns: NetNamespace;
-}
-
-const runDelivery = (d: PendingDelivery): void => {
-  d.ns.world.ledger.deliver(DeliveryKind.SOCKET);
-  d.handler(d.skb, d.info);
-};
 
 export class NetNamespace implements StackPort, NetfilterHost {
   readonly sysctl: StackSysctl = defaultSysctl();
@@ -307,11 +295,15 @@ export class NetNamespace implements StackPort, NetfilterHost {
 
   /** Hands the packet at skb.head (IPv4) to a bound handler with head moved to the transport header. */
   deliverToSocket(binding: Binding, skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): void {
-    const info = this.socketInfo(skb, dev, srcPort, dstPort);
-    if (this.world.tracer.hops) this.world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
-    skb.pull((skb.data[skb.head]! & 0x0f) * 4);
-    if (binding.mode === SocketMode.TUNNEL) binding.handler(skb, info);
-    else this.world.sim.schedule(0, runDelivery, { handler: binding.handler, skb, info, ns: this });
+    const world = this.world;
+    const b = skb.data;
+    const ip = skb.head;
+    const handler = binding.handler;
+    const delivery = new SocketDelivery(read32(b, ip + 12), read32(b, ip + 16), srcPort, dstPort, dev, b[ip + 9]!, ip, handler, skb, world.ledger);
+    if (world.tracer.hops) world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
+    skb.pull((b[ip]! & 0x0f) * 4);
+    if (binding.mode === SocketMode.TUNNEL) handler(skb, delivery);
+    else world.sim.schedule(0, runSocketDelivery, delivery);
   }
 
   /** Prepends an Ethernet header (dstMac, dev's MAC, IPv4) and transmits on dev. */
