@@ -117,6 +117,9 @@ export class NetNamespace implements StackPort, NetfilterHost {
     return this.devices.values();
   }
 
+  /** devicesInOrder as a long-lived function, for lookups that walk the devices only when they must. */
+  readonly listDevices = (): IterableIterator<NetDevice> => this.devices.values();
+
   /**
    * `ip addr add addr/prefixLen dev DEV`: also adds the kernel's routes for it (local /32 and, for a
    * primary address, the connected prefix route and the subnet broadcast in the local table).
@@ -182,7 +185,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
 
   /** The kernel's source choice toward dst: on dev (inet_select_addr, universe scope), or via the route. */
   selectSourceAddress(dst: number, dev: NetDevice | null): number {
-    if (dev !== null) return this.addresses.select(dev, dst, AddrScope.UNIVERSE, this.devicesInOrder());
+    if (dev !== null) return this.addresses.select(dev, dst, AddrScope.UNIVERSE, this.listDevices);
     const route = this.routes.lookup(dst);
     return route === null ? 0 : this.routeSource(route, dst);
   }
@@ -191,7 +194,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
   routeSource(route: Route, dst: number): number {
     if (route.src !== 0) return route.src;
     if (route.type === RouteType.LOCAL) return dst >>> 0;
-    return this.addresses.select(route.dev, route.via, route.scope, this.devicesInOrder());
+    return this.addresses.select(route.dev, route.via, route.scope, this.listDevices);
   }
 
   /** dst_mtu of a route: its mtu, else its device's (lo's for local routes). */
@@ -338,7 +341,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
       const s = read32(newest.data, newest.head + 12);
       if (this.routes.isLocal(s)) src = s;
     }
-    if (src === 0) src = this.addresses.select(n.dev, n.ip, AddrScope.LINK, this.devicesInOrder());
+    if (src === 0) src = this.addresses.select(n.dev, n.ip, AddrScope.LINK, this.listDevices);
     sendArp(this, n.dev, ArpOp.REQUEST, dstMac < 0 ? BROADCAST_MAC : dstMac, src, 0, n.ip);
   }
 
