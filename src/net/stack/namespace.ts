@@ -4,9 +4,9 @@
 // The packet paths live in ip-input / ip-local / ip-forward / ip-output / arp / icmp-send.
 
 import type { SkBuff } from "../../skb/skbuff.js";
-import { DropReason, TracePoint } from "../../../datapath/reasons.js";
+import { TracePoint } from "../../../datapath/reasons.js";
 import { ok, type Result } from "../../util/result.js";
-import { BROADCAST_MAC, writeMac } from "../../util/mac.js";
+import { writeMac } from "../../util/mac.js";
 import type { SeededRng } from "../../util/rng.js";
 import { read32, write16 } from "../../wire/bytes.js";
 import { DeviceKind, type NetDevice, type StackPort } from "../device.js";
@@ -14,10 +14,8 @@ import type { DropSite, NetWorld } from "../world.js";
 import type { NetfilterHost } from "../netfilter/host.js";
 import { Netfilter, type NetfilterOptions } from "../netfilter/netfilter.js";
 import { AddrScope, AddressTable, type InterfaceAddress } from "./addresses.js";
-import { ArpOp, sendArp } from "./arp.js";
 import { StackCounters } from "./counters.js";
 import { configError, type StackConfigError } from "./errors.js";
-import { icmpSend, IcmpType, UnreachCode } from "./icmp-send.js";
 import { IcmpRateLimiter } from "./icmp-ratelimit.js";
 import { stackInput } from "./ip-input.js";
 import { runSocketDelivery, SocketDelivery } from "./socket-delivery.js";
@@ -25,8 +23,8 @@ import { IpIdentGenerator } from "./ip-ident.js";
 import { outputIp } from "./ip-output.js";
 import { ETH_HEADER, ETHERTYPE_IPV4, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from "./ip-packet.js";
 import { LoopbackDevice } from "./loopback.js";
-import { NeighbourTable, type NeighbourEntry, type NeighbourHost } from "./neighbour.js";
-import { PacketType } from "./packet-context.js";
+import { NeighbourTable } from "./neighbour.js";
+import { NamespaceNeighbourHost } from "./neighbour-host.js";
 import { Reassembler } from "./reassembly.js";
 import { InputRouteResult } from "./route-input.js";
 import { RouteTable, RouteType, type Route } from "./route-table.js";
@@ -70,7 +68,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
   ) {
     this.rng = world.sim.rng.fork();
     this.routes = new RouteTable(name);
-    this.neigh = new NeighbourTable(this.neighbourHost(), this.rng);
+    this.neigh = new NeighbourTable(new NamespaceNeighbourHost(this), this.rng);
     this.icmpLimiter = new IcmpRateLimiter(this.sysctl, this.rng, jiffiesAt(world.sim.now));
     this.ipIdent = new IpIdentGenerator(this.rng);
     this.reassembler = new Reassembler(this);
@@ -317,39 +315,5 @@ export class NetNamespace implements StackPort, NetfilterHost {
     writeMac(b, at + 6, dev.mac);
     write16(b, at + 12, ETHERTYPE_IPV4);
     dev.transmit(skb);
-  }
-
-  private neighbourHost(): NeighbourHost {
-    return {
-      world: this.world,
-      counters: this.counters,
-      solicit: (n, dstMac, newest) => this.solicit(n, dstMac, newest),
-      transmit: (n, skb) => this.transmitEthernet(n.dev, skb, n.mac),
-      unreachable: (n, skb) => {
-        icmpSend(this, skb, IcmpType.DEST_UNREACH, UnreachCode.HOST, 0, PacketType.HOST, 0, n.dev);
-        this.dropPacket(skb, n.dev, "neigh", DropReason.NO_NEIGHBOUR, "net/stack/neigh:failed", `ARP for the next hop got no answer after ${n.parms.mcastProbes} requests`);
-      },
-      discard: (n, skb, why) => this.dropPacket(skb, n.dev, "neigh", DropReason.NO_NEIGHBOUR, "net/stack/neigh:discard", why),
-      noarpAddress: (dev, ip) => this.noarpAddress(dev, ip),
-    };
-  }
-
-  /** arp_solicit: source = the queued packet's source when it is ours, else inet_select_addr(dev, target). */
-  private solicit(n: NeighbourEntry, dstMac: number, newest: SkBuff | null): void {
-    let src = 0;
-    if (newest !== null) {
-      const s = read32(newest.data, newest.head + 12);
-      if (this.routes.isLocal(s)) src = s;
-    }
-    if (src === 0) src = this.addresses.select(n.dev, n.ip, AddrScope.LINK, this.listDevices);
-    sendArp(this, n.dev, ArpOp.REQUEST, dstMac < 0 ? BROADCAST_MAC : dstMac, src, 0, n.ip);
-  }
-
-  /** arp_constructor: broadcast and multicast next hops, loopback and NOARP devices need no resolution. */
-  private noarpAddress(dev: NetDevice, ip: number): number {
-    if (!dev.l2 || dev.kind === DeviceKind.LOOPBACK) return dev.mac;
-    if (ip === 0xffffffff || this.routes.lookupIn("local", ip)?.type === RouteType.BROADCAST) return BROADCAST_MAC;
-    if (ip >>> 28 === 0xe) return 0x01005e000000 + (ip & 0x7fffff);
-    return -1;
   }
 }
