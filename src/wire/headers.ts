@@ -82,8 +82,15 @@ export class ParsedHeaders {
   /** True when the inner packet starts with Ethernet (VXLAN, Geneve 0x6558), false for inner IP. */
   innerEthernet = false;
   vni = 0;
+  /**
+   * True while the fields parseCommonIpv4 sets to fixed values (no error, no VLAN tags, IPv4, not a
+   * fragment, no ICMP) still hold them from its last parse: the next one need not write them again.
+   * Only this module writes those fields; anything else may adjust offsets, lengths and the TTL.
+   */
+  commonLayout = false;
 
   reset(end: number): void {
+    this.commonLayout = false;
     this.status = ParseStatus.OK;
     this.errorLayer = "";
     this.errorField = "";
@@ -132,6 +139,7 @@ export class ParsedHeaders {
 }
 
 function fail(out: ParsedHeaders, status: number, layer: string, field: string, offset: number): number {
+  out.commonLayout = false;
   out.status = status;
   out.errorLayer = layer;
   out.errorField = field;
@@ -243,18 +251,29 @@ function parseCommonIpv4(bytes: Uint8Array, at: number, end: number, l2Offset: n
   } else {
     return false;
   }
-  out.status = ParseStatus.OK;
-  out.errorLayer = "";
-  out.errorField = "";
-  out.errorOffset = -1;
+  if (!out.commonLayout) {
+    out.status = ParseStatus.OK;
+    out.errorLayer = "";
+    out.errorField = "";
+    out.errorOffset = -1;
+    out.vlanCount = 0;
+    out.vlanTci0 = 0;
+    out.vlanTci1 = 0;
+    out.etherType = EtherType.IPV4;
+    out.ipVersion = 4;
+    out.src6Offset = -1;
+    out.dst6Offset = -1;
+    out.moreFragments = false;
+    out.isFragment = false;
+    out.fragOffset = 0;
+    out.icmpType = 0;
+    out.icmpCode = 0;
+    out.icmpId = 0;
+    out.commonLayout = true;
+  }
   out.end = datagramEnd;
   out.l2Offset = l2Offset;
-  out.vlanCount = 0;
-  out.vlanTci0 = 0;
-  out.vlanTci1 = 0;
-  out.etherType = EtherType.IPV4;
   out.l3Offset = at;
-  out.ipVersion = 4;
   out.ipHeaderLen = headerLen;
   out.tos = bytes[at + 1]!;
   out.ipTotalLen = totalLen;
@@ -264,20 +283,12 @@ function parseCommonIpv4(bytes: Uint8Array, at: number, end: number, l2Offset: n
   out.ipProto = proto;
   out.src4 = read32(bytes, at + 12);
   out.dst4 = read32(bytes, at + 16);
-  out.src6Offset = -1;
-  out.dst6Offset = -1;
   out.dontFragment = (frag & 0x4000) !== 0;
-  out.moreFragments = false;
-  out.isFragment = false;
-  out.fragOffset = 0;
   out.fragId = id;
   out.l4Offset = l4;
   out.srcPort = srcPort;
   out.dstPort = dstPort;
   out.udpLen = udpLen;
-  out.icmpType = 0;
-  out.icmpCode = 0;
-  out.icmpId = 0;
   out.payloadOffset = payload;
   out.tunnel = TunnelKind.NONE;
   out.innerOffset = -1;
