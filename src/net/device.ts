@@ -117,28 +117,41 @@ export abstract class NetDevice {
 
   /** A frame arrives from the medium (peer veth, link, tunnel decap). */
   receive(skb: SkBuff): void {
-    if (!this.up) {
-      this.stats.rxDropped++;
-      this.world.drop(skb, this.site("rx"), DropReason.LINK_DOWN, "net/device:rx-down", this.l2);
+    const stats = this.stats;
+    if (!this.isUp) {
+      stats.rxDropped++;
+      this.dropReceived(skb, DropReason.LINK_DOWN, "net/device:rx-down");
       return;
     }
-    this.stats.rxPackets++;
-    this.stats.rxBytes += skb.length;
+    stats.rxPackets++;
+    stats.rxBytes += skb.tail - skb.head;
     skb.ifindex = this.ifindex;
     skb.hops++;
-    for (const tap of this.taps) tap.onFrame(this, "rx", skb, this.world.sim.now);
-    if (this.xdp !== null && !this.runHook(this.xdp, skb, HookPoint.XDP)) return;
-    if (this.tcIngress !== null && !this.runHook(this.tcIngress, skb, HookPoint.TC_INGRESS)) return;
+    const taps = this.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "rx", skb, this.world.sim.now);
+    if ((this.xdp !== null || this.tcIngress !== null) && !this.ingressHooks(skb)) return;
     if (this.master !== null) this.master.handleFrame(this, skb);
     else if (this.stack !== null) this.stack.input(this, skb);
-    else this.world.drop(skb, this.site("rx"), DropReason.NO_STACK, "net/device:rx-no-stack", this.l2);
+    else this.dropReceived(skb, DropReason.NO_STACK, "net/device:rx-no-stack");
+  }
+
+  /** XDP, then tc ingress: true when the packet goes on up the receive path. */
+  private ingressHooks(skb: SkBuff): boolean {
+    if (this.xdp !== null && !this.runHook(this.xdp, skb, HookPoint.XDP)) return false;
+    return this.tcIngress === null || this.runHook(this.tcIngress, skb, HookPoint.TC_INGRESS);
+  }
+
+  /** A received frame goes no further (the device is down, or it has nowhere to deliver it). */
+  private dropReceived(skb: SkBuff, reason: number, site: string): void {
+    this.world.drop(skb, this.site("rx"), reason, site, this.l2);
   }
 
   /** The stack or a bridge sends a frame out of this device. */
   transmit(skb: SkBuff): void {
     skb.brNfPrerouted = false;
-    if (!this.up) {
-      this.stats.txDropped++;
+    const stats = this.stats;
+    if (!this.isUp) {
+      stats.txDropped++;
       this.world.drop(skb, this.site("tx"), DropReason.LINK_DOWN, "net/device:tx-down", this.l2);
       return;
     }
@@ -147,9 +160,10 @@ export abstract class NetDevice {
       this.segmentAndXmit(skb);
       return;
     }
-    this.stats.txPackets++;
-    this.stats.txBytes += skb.length;
-    for (const tap of this.taps) tap.onFrame(this, "tx", skb, this.world.sim.now);
+    stats.txPackets++;
+    stats.txBytes += skb.tail - skb.head;
+    const taps = this.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "tx", skb, this.world.sim.now);
     this.xmit(skb);
   }
 

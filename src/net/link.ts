@@ -11,7 +11,7 @@ import { gsoHeaderLength, gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeliveryKind } from "../trace/ledger.js";
 import type { NetDevice } from "./device.js";
-import type { DropSite, NetWorld } from "./world.js";
+import type { NetWorld } from "./world.js";
 
 /**
  * A tap on the wire itself (a fibre tap / port mirror): sees every frame as it starts onto the
@@ -64,6 +64,10 @@ class LinkDirection {
   busyUntil = 0;
   readonly stats: LinkDirectionStats = { sent: 0, delivered: 0, queueDrops: 0, mtuDrops: 0, lost: 0, bytes: 0 };
   readonly deliver: (skb: unknown) => void;
+  /** Bytes of link-layer header in front of the IP header of what `from` sends (Ethernet 14, raw IP 0). */
+  private readonly l2: number;
+  /** Wire bytes per frame beyond its own (preamble, FCS, gap on Ethernet). */
+  private readonly overhead: number;
 
   constructor(
     private readonly link: Link,
@@ -71,59 +75,67 @@ class LinkDirection {
     readonly to: NetDevice,
   ) {
     this.deliver = (arg: unknown) => this.arrive(arg as SkBuff);
+    this.l2 = from.l2 ? 14 : 0;
+    this.overhead = from.l2 ? ETHERNET_WIRE_OVERHEAD : 0;
+  }
+
+  /** Ends skb as dropped on this direction's sending side (the drop site is built only here, off the hot path). */
+  private dropAt(skb: SkBuff, reason: number, site: string): void {
+    this.link.world.drop(skb, this.from.site("link"), reason, site, this.from.l2);
   }
 
   send(skb: SkBuff): void {
     const link = this.link;
-    const world = link.world;
     const p = link.params;
-    const where = this.from.site("link");
     if (!link.up) {
-      world.drop(skb, where, DropReason.LINK_DOWN, "net/link:down", this.from.l2);
+      this.dropAt(skb, DropReason.LINK_DOWN, "net/link:down");
       return;
     }
-    const l2 = this.from.l2 ? 14 : 0;
-    const overhead = this.from.l2 ? ETHERNET_WIRE_OVERHEAD : 0;
+    const l2 = this.l2;
     let hdr = 0;
     let segs = 1;
-    if (skb.gsoSize !== 0) {
+    const gsoSize = skb.gsoSize;
+    const length = skb.tail - skb.head;
+    if (gsoSize !== 0) {
       hdr = gsoHeaderLength(skb, skb.head + l2);
       if (hdr < 0) {
-        world.drop(skb, where, DropReason.INVALID_PACKET, "net/link:gso-headers", this.from.l2);
+        this.dropAt(skb, DropReason.INVALID_PACKET, "net/link:gso-headers");
         return;
       }
-      segs = Math.max(1, Math.ceil((skb.length - hdr) / skb.gsoSize));
+      segs = Math.max(1, Math.ceil((length - hdr) / gsoSize));
     }
-    const l3Length = segs > 1 ? hdr - l2 + skb.gsoSize : skb.length - l2;
+    const l3Length = segs > 1 ? hdr - l2 + gsoSize : length - l2;
     if (l3Length > p.mtu) {
       this.stats.mtuDrops++;
-      world.drop(skb, where, DropReason.MTU_EXCEEDED, "net/link:mtu", this.from.l2);
+      this.dropAt(skb, DropReason.MTU_EXCEEDED, "net/link:mtu");
       return;
     }
-    const now = world.sim.now;
+    const sim = link.world.sim;
+    const now = sim.now;
     const backlogNs = this.busyUntil > now ? this.busyUntil - now : 0;
     const backlogBytes = (backlogNs * p.bandwidthBps) / 8e9;
     const start = now + backlogNs;
     if (segs > 1) {
-      this.sendSegments(skb, l2, hdr, segs, overhead, start, backlogBytes, where);
+      this.sendSegments(skb, l2, hdr, segs, start, backlogBytes);
       return;
     }
-    const wireBytes = skb.length + overhead;
+    const wireBytes = length + this.overhead;
     if (backlogBytes + wireBytes > p.queueBytes) {
       this.stats.queueDrops++;
-      world.drop(skb, where, DropReason.QUEUE_FULL, "net/link:queue", this.from.l2);
+      this.dropAt(skb, DropReason.QUEUE_FULL, "net/link:queue");
       return;
     }
     this.busyUntil = start + Math.ceil((wireBytes * 8e9) / p.bandwidthBps);
     this.stats.sent++;
-    this.stats.bytes += skb.length;
-    for (const tap of link.taps) tap.onWireFrame(link, this.from, skb.bytes(), start);
-    if (p.lossRate > 0 && world.sim.rng.nextFloat() < p.lossRate) {
+    this.stats.bytes += length;
+    const taps = link.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onWireFrame(link, this.from, skb.bytes(), start);
+    if (p.lossRate > 0 && sim.rng.nextFloat() < p.lossRate) {
       this.stats.lost++;
-      world.drop(skb, where, DropReason.LINK_LOSS, "net/link:loss", this.from.l2);
+      this.dropAt(skb, DropReason.LINK_LOSS, "net/link:loss");
       return;
     }
-    world.sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
+    sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
   }
 
   /**
@@ -131,10 +143,11 @@ class LinkDirection {
    * as lone frames sent back to back would be), each is serialized with its own headers and lost on
    * its own. Whole and loss-free, it arrives in one event; otherwise it is cut into its segments.
    */
-  private sendSegments(skb: SkBuff, l2: number, hdr: number, segs: number, overhead: number, start: number, backlogBytes: number, where: DropSite): void {
+  private sendSegments(skb: SkBuff, l2: number, hdr: number, segs: number, start: number, backlogBytes: number): void {
     const link = this.link;
     const world = link.world;
     const p = link.params;
+    const overhead = this.overhead;
     if (segEnds.length < segs) {
       segEnds = new Float64Array(Math.max(segs, segEnds.length * 2));
       segMark = new Uint8Array(segEnds.length);
@@ -155,10 +168,17 @@ class LinkDirection {
     }
     if (admitted === 0) {
       this.stats.queueDrops++;
-      world.drop(skb, where, DropReason.QUEUE_FULL, "net/link:queue", this.from.l2);
+      this.dropAt(skb, DropReason.QUEUE_FULL, "net/link:queue");
       return;
     }
     this.busyUntil = segEnds[admitted - 1]!;
+    if (admitted === segs && p.lossRate === 0 && this.to.features.gro && link.taps.length === 0) {
+      // Every segment queued, none can be lost, nobody watches the wire: it arrives whole.
+      this.stats.sent += admitted;
+      this.stats.bytes += sentBytes;
+      world.sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
+      return;
+    }
     let lost = 0;
     const rng = world.sim.rng;
     for (let i = 0; i < segs; i++) {
@@ -178,7 +198,7 @@ class LinkDirection {
     const cut = lost > 0 || !this.to.features.gro;
     const segments = gsoSegment(skb, skb.head + l2, cut ? () => ledger.admit() : () => 0);
     if (segments === null) {
-      world.drop(skb, where, DropReason.INVALID_PACKET, "net/link:gso-headers", this.from.l2);
+      this.dropAt(skb, DropReason.INVALID_PACKET, "net/link:gso-headers");
       return;
     }
     for (let i = 0; i < admitted && i < segments.length; i++) {
@@ -195,10 +215,10 @@ class LinkDirection {
       const mark = segMark[i];
       if (mark === SegMark.QUEUE_FULL) {
         this.stats.queueDrops++;
-        world.drop(seg, where, DropReason.QUEUE_FULL, "net/link:queue", this.from.l2);
+        this.dropAt(seg, DropReason.QUEUE_FULL, "net/link:queue");
       } else if (mark === SegMark.LOST) {
         this.stats.lost++;
-        world.drop(seg, where, DropReason.LINK_LOSS, "net/link:loss", this.from.l2);
+        this.dropAt(seg, DropReason.LINK_LOSS, "net/link:loss");
       } else {
         world.sim.scheduleAt(segEnds[i]! + p.latencyNs, this.deliver, seg);
       }

@@ -301,32 +301,47 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     const frame = skb.head;
     const srcMac = readMac(b, frame + 6);
     if (srcMac === this.mac) return this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:own-mac", "inner source MAC is this device's own (loop)");
-    if (this.learning) {
-      const r = this.fdb.snoop(srcMac, info.src, this.world.sim.now);
-      if (r === SnoopResult.INVALID_SOURCE) return this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:invalid-source", "inner source MAC is multicast or zero");
-      if (r === SnoopResult.STATIC_CONFLICT) {
-        return this.rxDrop(skb, DropReason.VXLAN_FDB_STATIC, "net/vxlan:static-entry", "inner source MAC is bound to another VTEP by a static FDB entry");
-      }
-      this.countSnoop(this, r);
-    }
-    if (read16(b, frame + 12) === 0x0800) {
-      if (skb.length < ETH_HLEN + IPV4_HLEN) {
-        this.tunnelStats.rxErrors++;
-        return this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:inner-ipv4", "inner IPv4 header truncated");
-      }
-      const inner = frame + ETH_HLEN;
-      const e = ecnDecapsulate(b[info.ipOffset + 1]!, b[inner + 1]!);
-      if (e === EcnDecap.DROP) {
-        this.tunnelStats.rxFrameErrors++;
-        this.tunnelStats.rxErrors++;
-        return this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:ecn", "outer CE on a non-ECN-capable inner packet");
-      }
-      if (e === EcnDecap.SET_CE) setCe(b, inner);
-    }
+    if (this.learning && !this.learnSource(skb, srcMac, info.src)) return;
+    if (read16(b, frame + 12) === 0x0800 && !this.decapsulateEcn(skb, info)) return;
     skb.tunnelId = vni;
     skb.tunnelSrc = info.src;
     if (this.world.tracer.hops) this.world.hop(skb, this.site("decap"), TracePoint.FROM_OVERLAY, `decap vxlan vni ${vni}`, true);
     this.receive(skb);
+  }
+
+  /** FDB learning from a received frame: false (dropped) when the inner source may not be learned. */
+  private learnSource(skb: SkBuff, srcMac: number, remote: number): boolean {
+    const r = this.fdb.snoop(srcMac, remote, this.world.sim.now);
+    if (r === SnoopResult.INVALID_SOURCE) {
+      this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:invalid-source", "inner source MAC is multicast or zero");
+      return false;
+    }
+    if (r === SnoopResult.STATIC_CONFLICT) {
+      this.rxDrop(skb, DropReason.VXLAN_FDB_STATIC, "net/vxlan:static-entry", "inner source MAC is bound to another VTEP by a static FDB entry");
+      return false;
+    }
+    this.countSnoop(this, r);
+    return true;
+  }
+
+  /** The inner IPv4 header's checks and ECN (RFC 6040) from the outer one: false when the frame is dropped. */
+  private decapsulateEcn(skb: SkBuff, info: SocketInfo): boolean {
+    const b = skb.data;
+    if (skb.length < ETH_HLEN + IPV4_HLEN) {
+      this.tunnelStats.rxErrors++;
+      this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:inner-ipv4", "inner IPv4 header truncated");
+      return false;
+    }
+    const inner = skb.head + ETH_HLEN;
+    const e = ecnDecapsulate(b[info.ipOffset + 1]!, b[inner + 1]!);
+    if (e === EcnDecap.DROP) {
+      this.tunnelStats.rxFrameErrors++;
+      this.tunnelStats.rxErrors++;
+      this.rxDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:ecn", "outer CE on a non-ECN-capable inner packet");
+      return false;
+    }
+    if (e === EcnDecap.SET_CE) setCe(b, inner);
+    return true;
   }
 
   private rxDrop(skb: SkBuff, reason: number, site: string, explanation: string): void {

@@ -82,8 +82,15 @@ export class ParsedHeaders {
   /** True when the inner packet starts with Ethernet (VXLAN, Geneve 0x6558), false for inner IP. */
   innerEthernet = false;
   vni = 0;
+  /**
+   * True while the fields parseCommonIpv4 sets to fixed values (no error, no VLAN tags, IPv4, not a
+   * fragment, no ICMP) still hold them from its last parse: the next one need not write them again.
+   * Only this module writes those fields; anything else may adjust offsets, lengths and the TTL.
+   */
+  commonLayout = false;
 
   reset(end: number): void {
+    this.commonLayout = false;
     this.status = ParseStatus.OK;
     this.errorLayer = "";
     this.errorField = "";
@@ -132,6 +139,7 @@ export class ParsedHeaders {
 }
 
 function fail(out: ParsedHeaders, status: number, layer: string, field: string, offset: number): number {
+  out.commonLayout = false;
   out.status = status;
   out.errorLayer = layer;
   out.errorField = field;
@@ -148,6 +156,9 @@ export function headersError(out: ParsedHeaders): WireError | null {
 /** Parses an Ethernet frame in bytes[offset, end). Returns a ParseStatus code (0 = ok). */
 export function parseFrame(bytes: Uint8Array, offset: number, end: number, out: ParsedHeaders): number {
   if (end > bytes.length) end = bytes.length;
+  if (offset >= 0 && offset + 34 <= end && read16(bytes, offset + 12) === EtherType.IPV4 && parseCommonIpv4(bytes, offset + 14, end, offset, out)) {
+    return ParseStatus.OK;
+  }
   out.reset(end);
   if (offset < 0 || offset + 14 > end) return fail(out, ParseStatus.TRUNCATED, "eth", "header", offset);
   out.l2Offset = offset;
@@ -172,6 +183,7 @@ export function parseFrame(bytes: Uint8Array, offset: number, end: number, out: 
 /** Parses a packet that starts with an IP header (raw IP link, tunl0, IPIP inner), by its version nibble. */
 export function parseIp(bytes: Uint8Array, offset: number, end: number, out: ParsedHeaders): number {
   if (end > bytes.length) end = bytes.length;
+  if (offset >= 0 && parseCommonIpv4(bytes, offset, end, -1, out)) return ParseStatus.OK;
   out.reset(end);
   out.l3Offset = offset;
   if (offset < 0 || offset >= end) return fail(out, ParseStatus.TRUNCATED, "ip", "version", offset);
@@ -185,6 +197,105 @@ export function parseIp(bytes: Uint8Array, offset: number, end: number, out: Par
     return parseIpv6At(bytes, offset, end, out);
   }
   return fail(out, ParseStatus.BAD_VERSION, "ip", "version", offset);
+}
+
+/**
+ * The common case in one pass: a well-formed, unfragmented IPv4 packet carrying TCP or UDP (at `at`,
+ * behind an untagged Ethernet header at l2Offset, or none when -1). Every field gets the value the
+ * general path (reset, then parse layer by layer) would give it, each written once. Returns false,
+ * having maybe written some fields, for anything else: the caller then takes the general path, which
+ * starts with reset.
+ */
+function parseCommonIpv4(bytes: Uint8Array, at: number, end: number, l2Offset: number, out: ParsedHeaders): boolean {
+  if (at + 20 > end) return false;
+  const first = bytes[at]!;
+  const headerLen = (first & 0x0f) << 2;
+  if (first >>> 4 !== 4 || headerLen < 20) return false;
+  const totalLen = read16(bytes, at + 2);
+  const ipEnd = at + totalLen;
+  if (totalLen < headerLen || ipEnd > end) return false;
+  const frag = read16(bytes, at + 6);
+  if ((frag & 0x3fff) !== 0) return false;
+  const proto = bytes[at + 9]!;
+  const l4 = at + headerLen;
+  let srcPort = 0;
+  let dstPort = 0;
+  let udpLen = 0;
+  let payload = 0;
+  let datagramEnd = ipEnd;
+  if (proto === IPPROTO.TCP) {
+    if (l4 + 20 > ipEnd) return false;
+    const tcpLen = (bytes[l4 + 12]! >>> 4) << 2;
+    if (tcpLen < 20 || l4 + tcpLen > ipEnd) return false;
+    srcPort = read16(bytes, l4);
+    dstPort = read16(bytes, l4 + 2);
+    out.tcpSeq = read32(bytes, l4 + 4);
+    out.tcpAck = read32(bytes, l4 + 8);
+    out.tcpFlags = read16(bytes, l4 + 12) & 0x1ff;
+    out.tcpWindow = read16(bytes, l4 + 14);
+    out.tcpHeaderLen = tcpLen;
+    payload = l4 + tcpLen;
+  } else if (proto === IPPROTO.UDP) {
+    if (l4 + 8 > ipEnd) return false;
+    udpLen = read16(bytes, l4 + 4);
+    if (udpLen < 8 || l4 + udpLen > ipEnd) return false;
+    srcPort = read16(bytes, l4);
+    dstPort = read16(bytes, l4 + 2);
+    out.tcpSeq = 0;
+    out.tcpAck = 0;
+    out.tcpFlags = 0;
+    out.tcpWindow = 0;
+    out.tcpHeaderLen = 0;
+    payload = l4 + 8;
+    datagramEnd = l4 + udpLen;
+  } else {
+    return false;
+  }
+  if (!out.commonLayout) {
+    out.status = ParseStatus.OK;
+    out.errorLayer = "";
+    out.errorField = "";
+    out.errorOffset = -1;
+    out.vlanCount = 0;
+    out.vlanTci0 = 0;
+    out.vlanTci1 = 0;
+    out.etherType = EtherType.IPV4;
+    out.ipVersion = 4;
+    out.src6Offset = -1;
+    out.dst6Offset = -1;
+    out.moreFragments = false;
+    out.isFragment = false;
+    out.fragOffset = 0;
+    out.icmpType = 0;
+    out.icmpCode = 0;
+    out.icmpId = 0;
+    out.commonLayout = true;
+  }
+  out.end = datagramEnd;
+  out.l2Offset = l2Offset;
+  out.l3Offset = at;
+  out.ipHeaderLen = headerLen;
+  out.tos = bytes[at + 1]!;
+  out.ipTotalLen = totalLen;
+  const id = read16(bytes, at + 4);
+  out.ipId = id;
+  out.ttl = bytes[at + 8]!;
+  out.ipProto = proto;
+  out.src4 = read32(bytes, at + 12);
+  out.dst4 = read32(bytes, at + 16);
+  out.dontFragment = (frag & 0x4000) !== 0;
+  out.fragId = id;
+  out.l4Offset = l4;
+  out.srcPort = srcPort;
+  out.dstPort = dstPort;
+  out.udpLen = udpLen;
+  out.payloadOffset = payload;
+  out.tunnel = TunnelKind.NONE;
+  out.innerOffset = -1;
+  out.innerEthernet = false;
+  out.vni = 0;
+  if (udpLen !== 0) locateUdpTunnel(bytes, out);
+  return true;
 }
 
 function parseIpv4At(bytes: Uint8Array, at: number, end: number, out: ParsedHeaders): number {

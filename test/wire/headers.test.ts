@@ -133,3 +133,27 @@ test("errors: code plus layer/field/offset; every truncation of a VXLAN frame fa
   assert.equal(parseIp(f, 0, f.length, out), ParseStatus.BAD_VERSION);
   assert.equal(parseIp(f, 5, 5, out), ParseStatus.TRUNCATED);
 });
+
+test("one ParsedHeaders reused across mixed packets holds exactly what a fresh one would after each parse", () => {
+  const mixed = [
+    ...tcpFrames.slice(0, 4),
+    ...vxlanFrames.slice(0, 2),
+    ...arpFrames.slice(0, 1),
+    ...dot1q.slice(0, 5),
+    ...ipip.slice(0, 2),
+    ...fragments.slice(0, 4),
+    tcpFrames[1]!.subarray(0, 40), // truncated TCP header
+  ];
+  // Each packet is followed by a plain TCP one, whose parse must not keep anything of the one before.
+  const packets = mixed.flatMap((f) => [f, tcpFrames[1]!]);
+  const reused = new ParsedHeaders();
+  const fields = (h: ParsedHeaders): unknown[] => Object.entries(h).filter(([k]) => k !== "commonLayout");
+  for (const [i, f] of packets.entries()) {
+    for (const [name, parse, offset] of [["frame", parseFrame, 0], ["ip", parseIp, 14]] as const) {
+      const fresh = new ParsedHeaders();
+      const status = parse(f, offset, f.length, fresh);
+      assert.equal(parse(f, offset, f.length, reused), status, `packet ${i} (${name})`);
+      assert.deepEqual(fields(reused), fields(fresh), `packet ${i} (${name})`);
+    }
+  }
+});

@@ -102,9 +102,10 @@ export class AddressTable {
   /**
    * inet_select_addr(dev, dst, scope): on dev, the first primary address with scope <= `scope` whose
    * subnet holds dst, else the first such primary; when dev has none, the first primary address with
-   * scope <= `scope` other than link scope on any device, in `devicesInOrder` order. 0 when none.
+   * scope <= `scope` other than link scope on any device, in the order `devicesInOrder()` gives (asked only
+   * then, so pass a long-lived function). 0 when none.
    */
-  select(dev: NetDevice | null, dst: number, scope: number, devicesInOrder: Iterable<NetDevice>): number {
+  select(dev: NetDevice | null, dst: number, scope: number, devicesInOrder: () => Iterable<NetDevice>): number {
     if (dev !== null) {
       let first = 0;
       for (const a of this.ofDevice(dev)) {
@@ -114,7 +115,7 @@ export class AddressTable {
       }
       if (first !== 0) return first;
     }
-    for (const other of devicesInOrder) {
+    for (const other of devicesInOrder()) {
       for (const a of this.ofDevice(other)) {
         if (!a.secondary && a.scope !== AddrScope.LINK && a.scope <= scope) return a.addr;
       }

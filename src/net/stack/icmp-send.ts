@@ -90,7 +90,7 @@ export function icmpSend(
   if ((routeFlags & RouteFlag.LOCAL) === 0) {
     src = 0;
     if ((routeFlags & RouteFlag.INPUT) !== 0 && ns.sysctl.icmpErrorsUseInboundIfaddr && inDev !== null) {
-      src = ns.addresses.select(inDev, origSrc, AddrScope.LINK, ns.devicesInOrder());
+      src = ns.addresses.select(inDev, origSrc, AddrScope.LINK, ns.listDevices);
     }
   } else if (!ns.routes.isLocal(src)) {
     return false;

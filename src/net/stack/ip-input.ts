@@ -24,20 +24,43 @@ import { jiffiesAt } from "./time.js";
 const ETHERTYPE_VLAN = 0x8100;
 const ETHERTYPE_QINQ = 0x88a8;
 
-/** StackPort.input: a frame (or, on L3 devices, an IPv4 packet) received on dev. */
+/**
+ * StackPort.input: a frame (or, on L3 devices, an IPv4 packet) received on dev. The common case (an
+ * IPv4 frame this host should take) is kept short so the JIT can inline it; the rest is otherFrame's.
+ */
 export function stackInput(ns: NetNamespace, dev: NetDevice, skb: SkBuff): void {
   if (!dev.l2) {
     ipReceive(ns, dev, skb, PacketType.HOST);
     return;
   }
+  const b = skb.data;
+  const at = skb.head;
+  if (skb.tail - at >= ETH_HEADER && read16(b, at + 12) === ETHERTYPE_IPV4) {
+    const pktType = packetType(readMac(b, at), dev.mac);
+    if (pktType !== PacketType.OTHERHOST) {
+      skb.pull(ETH_HEADER);
+      ipReceive(ns, dev, skb, pktType);
+      return;
+    }
+  }
+  otherFrame(ns, dev, skb);
+}
+
+/** The link-layer class of a frame by its destination MAC (eth_type_trans). */
+function packetType(dstMac: number, ownMac: number): number {
+  if (dstMac === ownMac) return PacketType.HOST;
+  if (dstMac === BROADCAST_MAC) return PacketType.BROADCAST;
+  return isGroupMac(dstMac) ? PacketType.MULTICAST : PacketType.OTHERHOST;
+}
+
+/** Every frame but an IPv4 one for this host: short frames, other hosts' frames, ARP, VLAN, IPv6, the rest. */
+function otherFrame(ns: NetNamespace, dev: NetDevice, skb: SkBuff): void {
   if (skb.length < ETH_HEADER) {
     ns.dropFrame(skb, dev, DropReason.INVALID_PACKET, "net/stack/input:eth-short", `eth.header at byte 0: truncated, ${skb.length} bytes`);
     return;
   }
   const b = skb.data;
-  const dstMac = readMac(b, skb.head);
-  const pktType =
-    dstMac === dev.mac ? PacketType.HOST : dstMac === BROADCAST_MAC ? PacketType.BROADCAST : isGroupMac(dstMac) ? PacketType.MULTICAST : PacketType.OTHERHOST;
+  const pktType = packetType(readMac(b, skb.head), dev.mac);
   const etherType = read16(b, skb.head + 12);
   if (etherType === ETHERTYPE_IPV4 || etherType === ETHERTYPE_ARP) {
     if (pktType === PacketType.OTHERHOST) {
@@ -58,14 +81,37 @@ export function stackInput(ns: NetNamespace, dev: NetDevice, skb: SkBuff): void 
   }
 }
 
-/** ip_rcv_core + PREROUTING + ip_rcv_finish. skb.head at the IPv4 header. */
+/**
+ * ip_rcv_core + PREROUTING + ip_rcv_finish. skb.head at the IPv4 header. A header that fails any
+ * check goes to rejectHeader, which repeats the checks in ip_rcv_core's order to report the first.
+ */
 function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: number): void {
+  const counters = ns.counters;
+  const b = skb.data;
+  const ip = skb.head;
+  const len = skb.tail - ip;
+  counters.ip.InReceives++;
+  counters.ipExt.InOctets += len;
+  const first = len >= IPV4_HEADER ? b[ip]! : 0;
+  const hlen = (first & 0x0f) * 4;
+  const total = len >= IPV4_HEADER ? read16(b, ip + 2) : 0;
+  if (first >>> 4 !== 4 || hlen < IPV4_HEADER || hlen > len || total > len || total < hlen || !verifyIpv4HeaderChecksum(b, ip, hlen)) {
+    rejectHeader(ns, dev, skb);
+    return;
+  }
+  skb.trim(total);
+  if (hlen > IPV4_HEADER && !optionsValid(ns, dev, skb, hlen)) return;
+  if (skb.brNfPrerouted) skb.brNfPrerouted = false; // the bridge already ran PREROUTING (ip_sabotage_in)
+  else if (ns.netfilter.run(NfHook.PREROUTING, skb, dev, null) !== NfVerdict.ACCEPT) return;
+  receiveFinish(ns, dev, skb, pktType);
+}
+
+/** ip_rcv_core's header checks in order: the first that fails is counted and the packet dropped. */
+function rejectHeader(ns: NetNamespace, dev: NetDevice, skb: SkBuff): void {
   const counters = ns.counters.ip;
   const b = skb.data;
   const ip = skb.head;
   const len = skb.length;
-  counters.InReceives++;
-  ns.counters.ipExt.InOctets += len;
   if (len < IPV4_HEADER) return headerError(ns, dev, skb, "header", `truncated, ${len} bytes`, 0);
   const hlen = (b[ip]! & 0x0f) * 4;
   if (b[ip]! >>> 4 !== 4) return headerError(ns, dev, skb, "version", `version ${b[ip]! >>> 4}, expected 4`, 0);
@@ -84,19 +130,18 @@ function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: numbe
     return;
   }
   if (total < hlen) return headerError(ns, dev, skb, "totalLength", `${total} below header length ${hlen}`, 2);
-  skb.trim(total);
-  if (hlen > IPV4_HEADER) {
-    const optionError = checkIpv4Options(b, ip + IPV4_HEADER, ip + hlen);
-    if (optionError !== null) {
-      counters.InHdrErrors++;
-      const where = { ...optionError, offset: optionError.offset - ip };
-      ns.dropPacket(skb, dev, "ip-rcv", DropReason.INVALID_PACKET, "net/stack/input:options", formatWireError(where));
-      return;
-    }
-  }
-  if (skb.brNfPrerouted) skb.brNfPrerouted = false; // the bridge already ran PREROUTING (ip_sabotage_in)
-  else if (ns.netfilter.run(NfHook.PREROUTING, skb, dev, null) !== NfVerdict.ACCEPT) return;
-  receiveFinish(ns, dev, skb, pktType);
+  throw new Error("rejectHeader: the IPv4 header passed every check");
+}
+
+/** ip_options_compile for a header with options: false (counted, dropped) when they are malformed. */
+function optionsValid(ns: NetNamespace, dev: NetDevice, skb: SkBuff, hlen: number): boolean {
+  const ip = skb.head;
+  const optionError = checkIpv4Options(skb.data, ip + IPV4_HEADER, ip + hlen);
+  if (optionError === null) return true;
+  ns.counters.ip.InHdrErrors++;
+  const where = { ...optionError, offset: optionError.offset - ip };
+  ns.dropPacket(skb, dev, "ip-rcv", DropReason.INVALID_PACKET, "net/stack/input:options", formatWireError(where));
+  return false;
 }
 
 /** An IPv4 header field failed validation: InHdrErrors and an INVALID_PACKET drop naming the field. */
@@ -105,21 +150,23 @@ function headerError(ns: NetNamespace, dev: NetDevice, skb: SkBuff, field: strin
   ns.dropPacket(skb, dev, "ip-rcv", DropReason.INVALID_PACKET, `net/stack/input:${field}`, `ipv4.${field} at byte ${offset}: ${why}`);
 }
 
+/** ip_rcv_finish: the input route, then local delivery or forwarding (the rest in routedElsewhere). */
 function receiveFinish(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: number): void {
   const b = skb.data;
   const ip = skb.head;
-  const decision = routeInput(ns, read32(b, ip + 16), read32(b, ip + 12), dev, ns.inputRoute);
-  const route = ns.inputRoute.route;
+  const result = ns.inputRoute;
+  const decision = routeInput(ns, read32(b, ip + 16), read32(b, ip + 12), dev, result);
+  if (decision === InputDecision.LOCAL) localDeliver(ns, skb, dev, pktType, RouteFlag.LOCAL | RouteFlag.INPUT);
+  else if (decision === InputDecision.FORWARD) forward(ns, skb, dev, result.route!, pktType);
+  else routedElsewhere(ns, dev, skb, pktType, decision);
+}
+
+/** Every input route decision but LOCAL and FORWARD. */
+function routedElsewhere(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: number, decision: InputDecision): void {
   switch (decision) {
-    case InputDecision.LOCAL:
-      localDeliver(ns, skb, dev, pktType, RouteFlag.LOCAL | RouteFlag.INPUT);
-      return;
     case InputDecision.BROADCAST:
       ns.counters.ipExt.InBcastPkts++;
       localDeliver(ns, skb, dev, pktType, RouteFlag.BROADCAST | RouteFlag.LOCAL | RouteFlag.INPUT);
-      return;
-    case InputDecision.FORWARD:
-      forward(ns, skb, dev, route!, pktType);
       return;
     case InputDecision.MARTIAN_SOURCE:
       ns.dropPacket(skb, dev, "route-in", DropReason.INVALID_SOURCE_IP, "net/stack/route:martian-source", "martian source address");

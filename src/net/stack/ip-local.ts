@@ -24,27 +24,31 @@ const MS_PER_DAY = 86_400_000;
 /** ip_local_deliver for the packet at skb.head that routing found to be ours (or broadcast). */
 export function localDeliver(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: number, routeFlags: number): void {
   let packet = skb;
-  const b = packet.data;
-  if ((read16(b, packet.head + 6) & (IP_MF | IP_OFFSET_MASK)) !== 0) {
+  if ((read16(packet.data, packet.head + 6) & (IP_MF | IP_OFFSET_MASK)) !== 0) {
     const whole = ns.reassembler.add(packet, dev, pktType);
     if (whole === null) return;
     packet = whole;
   }
   if (ns.netfilter.run(NfHook.INPUT, packet, dev, null) !== NfVerdict.ACCEPT) return;
   const proto = packet.data[packet.head + 9]!;
+  if (proto === IPPROTO_TCP) {
+    ns.counters.ip.InDelivers++;
+    tcpReceive(ns, packet, dev, pktType, routeFlags);
+  } else if (proto === IPPROTO_UDP) {
+    ns.counters.ip.InDelivers++;
+    udpReceive(ns, packet, dev, pktType, routeFlags);
+  } else {
+    deliverOther(ns, packet, dev, pktType, routeFlags, proto);
+  }
+}
+
+/** Protocols but TCP and UDP: ICMP, IGMP, registered handlers (IPIP), else protocol unreachable. */
+function deliverOther(ns: NetNamespace, packet: SkBuff, dev: NetDevice, pktType: number, routeFlags: number, proto: number): void {
   const counters = ns.counters.ip;
   switch (proto) {
     case IPPROTO_ICMP:
       counters.InDelivers++;
       icmpReceive(ns, packet, dev, routeFlags);
-      return;
-    case IPPROTO_UDP:
-      counters.InDelivers++;
-      udpReceive(ns, packet, dev, pktType, routeFlags);
-      return;
-    case IPPROTO_TCP:
-      counters.InDelivers++;
-      tcpReceive(ns, packet, dev, pktType, routeFlags);
       return;
     case IPPROTO_IGMP:
       counters.InDelivers++;
@@ -69,67 +73,86 @@ function udpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
   const b = skb.data;
   const ip = skb.head;
   const l4 = ip + (b[ip]! & 0x0f) * 4;
+  const avail = skb.tail - l4;
+  const ulen = avail >= 8 ? read16(b, l4 + 4) : 0;
+  if (ulen > avail || ulen < 8) {
+    udpMalformed(ns, skb, dev);
+    return;
+  }
+  skb.tail = l4 + ulen;
+  const dstPort = read16(b, l4 + 2);
+  const binding = ns.sockets.udp.get(dstPort);
+  if (binding === undefined && (routeFlags & (RouteFlag.BROADCAST | RouteFlag.MULTICAST)) !== 0) {
+    udpIgnoredBroadcast(ns, skb, dev, dstPort);
+    return;
+  }
+  // A GRO-merged super-packet's checksums were checked per segment (CHECKSUM_UNNECESSARY).
+  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, ulen, IPPROTO_UDP, read32(b, ip + 12), read32(b, ip + 16))) {
+    udpBadChecksum(ns, skb, dev);
+    return;
+  }
+  if (binding === undefined) {
+    udpNoSocket(ns, skb, dev, pktType, routeFlags, dstPort);
+    return;
+  }
+  ns.counters.udp.InDatagrams++;
+  ns.deliverToSocket(binding, skb, dev, read16(b, l4), dstPort);
+}
+
+/** A UDP header cut short or a length field that disagrees with the bytes present. */
+function udpMalformed(ns: NetNamespace, skb: SkBuff, dev: NetDevice): void {
+  const b = skb.data;
+  const ip = skb.head;
+  const l4 = ip + (b[ip]! & 0x0f) * 4;
   const counters = ns.counters.udp;
   const avail = skb.tail - l4;
+  counters.InErrors++;
   if (avail < 8) {
-    counters.InErrors++;
     ns.dropPacket(skb, dev, "local-in", DropReason.INVALID_PACKET, "net/stack/udp:short", `udp.header at byte ${l4 - ip}: truncated, ${avail} bytes`);
     return;
   }
   const ulen = read16(b, l4 + 4);
-  if (ulen > avail || ulen < 8) {
-    counters.InErrors++;
-    ns.dropPacket(skb, dev, "local-in", DropReason.INVALID_PACKET, "net/stack/udp:length", `udp.length at byte ${l4 - ip + 4}: ${ulen} with ${avail} bytes present`);
-    return;
-  }
-  skb.tail = l4 + ulen;
-  const src = read32(b, ip + 12);
-  const dst = read32(b, ip + 16);
-  const dstPort = read16(b, l4 + 2);
-  const binding = ns.sockets.udp.get(dstPort);
-  const multicast = (routeFlags & (RouteFlag.BROADCAST | RouteFlag.MULTICAST)) !== 0;
-  if (binding === undefined && multicast) {
-    counters.IgnoredMulti++;
-    ns.dropPacket(skb, dev, "local-in", DropReason.IGNORED_BROADCAST, "net/stack/udp:no-socket-broadcast", `no socket on UDP port ${dstPort} for a broadcast datagram`);
-    return;
-  }
-  // A GRO-merged super-packet's checksums were checked per segment (CHECKSUM_UNNECESSARY).
-  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, ulen, IPPROTO_UDP, src, dst)) {
-    counters.InCsumErrors++;
-    counters.InErrors++;
-    ns.dropPacket(skb, dev, "local-in", DropReason.BAD_CHECKSUM, "net/stack/udp:checksum", `udp.checksum at byte ${l4 - ip + 6}: wrong`);
-    return;
-  }
-  if (binding === undefined) {
-    counters.NoPorts++;
-    icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.PORT, 0, pktType, routeFlags, dev);
-    ns.dropPacket(skb, dev, "local-in", DropReason.NOT_LISTENING, "net/stack/udp:no-socket", `no socket on UDP port ${dstPort}`);
-    return;
-  }
-  counters.InDatagrams++;
-  ns.deliverToSocket(binding, skb, dev, read16(b, l4), dstPort);
+  ns.dropPacket(skb, dev, "local-in", DropReason.INVALID_PACKET, "net/stack/udp:length", `udp.length at byte ${l4 - ip + 4}: ${ulen} with ${avail} bytes present`);
+}
+
+function udpIgnoredBroadcast(ns: NetNamespace, skb: SkBuff, dev: NetDevice, dstPort: number): void {
+  ns.counters.udp.IgnoredMulti++;
+  ns.dropPacket(skb, dev, "local-in", DropReason.IGNORED_BROADCAST, "net/stack/udp:no-socket-broadcast", `no socket on UDP port ${dstPort} for a broadcast datagram`);
+}
+
+function udpBadChecksum(ns: NetNamespace, skb: SkBuff, dev: NetDevice): void {
+  const counters = ns.counters.udp;
+  const ip = skb.head;
+  const l4 = ip + (skb.data[ip]! & 0x0f) * 4;
+  counters.InCsumErrors++;
+  counters.InErrors++;
+  ns.dropPacket(skb, dev, "local-in", DropReason.BAD_CHECKSUM, "net/stack/udp:checksum", `udp.checksum at byte ${l4 - ip + 6}: wrong`);
+}
+
+/** No socket on the port: ICMP port unreachable, and the drop. */
+function udpNoSocket(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: number, routeFlags: number, dstPort: number): void {
+  ns.counters.udp.NoPorts++;
+  icmpSend(ns, skb, IcmpType.DEST_UNREACH, UnreachCode.PORT, 0, pktType, routeFlags, dev);
+  ns.dropPacket(skb, dev, "local-in", DropReason.NOT_LISTENING, "net/stack/udp:no-socket", `no socket on UDP port ${dstPort}`);
 }
 
 function tcpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: number, routeFlags: number): void {
-  const b = skb.data;
-  const ip = skb.head;
-  const l4 = ip + (b[ip]! & 0x0f) * 4;
-  const counters = ns.counters.tcp;
   if (pktType !== PacketType.HOST) {
     ns.dropPacket(skb, dev, "local-in", DropReason.NOT_FOR_HOST, "net/stack/tcp:not-host", "TCP segment in a link-layer broadcast/multicast frame");
     return;
   }
+  const b = skb.data;
+  const ip = skb.head;
+  const l4 = ip + (b[ip]! & 0x0f) * 4;
+  const counters = ns.counters.tcp;
   counters.InSegs++;
   const avail = skb.tail - l4;
   const doff = avail >= 20 ? (b[l4 + 12]! >>> 4) * 4 : 0;
   if (avail < 20 || doff < 20 || doff > avail) {
-    if (avail >= 20 && doff < 20) counters.InErrs++;
-    ns.dropPacket(skb, dev, "local-in", DropReason.INVALID_PACKET, "net/stack/tcp:header", `tcp.dataOffset at byte ${l4 - ip + 12}: ${doff} with ${avail} bytes present`);
+    tcpMalformed(ns, skb, dev, l4, avail, doff);
     return;
   }
-  const src = read32(b, ip + 12);
-  const dst = read32(b, ip + 16);
-  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, avail, IPPROTO_TCP, src, dst)) {
+  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, avail, IPPROTO_TCP, read32(b, ip + 12), read32(b, ip + 16))) {
     counters.InCsumErrors++;
     counters.InErrs++;
     ns.dropPacket(skb, dev, "local-in", DropReason.BAD_CHECKSUM, "net/stack/tcp:checksum", `tcp.checksum at byte ${l4 - ip + 16}: wrong`);
@@ -137,11 +160,20 @@ function tcpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
   }
   const dstPort = read16(b, l4 + 2);
   const binding = ns.sockets.tcp.get(dstPort);
-  if (binding !== undefined) {
-    ns.deliverToSocket(binding, skb, dev, read16(b, l4), dstPort);
-    return;
-  }
-  if ((b[l4 + 13]! & TCP_RST) === 0 && (routeFlags & (RouteFlag.LOCAL | RouteFlag.BROADCAST)) === RouteFlag.LOCAL) {
+  if (binding !== undefined) ns.deliverToSocket(binding, skb, dev, read16(b, l4), dstPort);
+  else tcpNoListener(ns, skb, dev, routeFlags, l4, dstPort);
+}
+
+function tcpMalformed(ns: NetNamespace, skb: SkBuff, dev: NetDevice, l4: number, avail: number, doff: number): void {
+  if (avail >= 20 && doff < 20) ns.counters.tcp.InErrs++;
+  ns.dropPacket(skb, dev, "local-in", DropReason.INVALID_PACKET, "net/stack/tcp:header", `tcp.dataOffset at byte ${l4 - skb.head + 12}: ${doff} with ${avail} bytes present`);
+}
+
+/** No listener on the port: a reset unless the segment is one or arrived by broadcast, and the drop. */
+function tcpNoListener(ns: NetNamespace, skb: SkBuff, dev: NetDevice, routeFlags: number, l4: number, dstPort: number): void {
+  const counters = ns.counters.tcp;
+  const ip = skb.head;
+  if ((skb.data[l4 + 13]! & TCP_RST) === 0 && (routeFlags & (RouteFlag.LOCAL | RouteFlag.BROADCAST)) === RouteFlag.LOCAL) {
     const rst = buildTcpReset(ns.world, skb, ip, l4, ns.sysctl.ipDefaultTtl);
     counters.OutSegs++;
     counters.OutRsts++;

@@ -25,42 +25,60 @@ import { RouteType, type Route } from "./route-table.js";
 export function outputIp(ns: NetNamespace, skb: SkBuff): void {
   const b = skb.data;
   const ip = skb.head;
-  const counters = ns.counters.ip;
-  const hlen = skb.length >= IPV4_HEADER ? (b[ip]! & 0x0f) * 4 : 0;
-  if (hlen < IPV4_HEADER || b[ip]! >>> 4 !== 4 || hlen > skb.length) {
-    counters.OutDiscards++;
-    ns.dropPacket(skb, null, "output", DropReason.INVALID_PACKET, "net/stack/output:header", `ipv4 header of a ${skb.length}-byte local packet is malformed`);
+  const len = skb.tail - ip;
+  const hlen = len >= IPV4_HEADER ? (b[ip]! & 0x0f) * 4 : 0;
+  if (hlen < IPV4_HEADER || b[ip]! >>> 4 !== 4 || hlen > len) {
+    ns.counters.ip.OutDiscards++;
+    malformedLocal(ns, skb);
     return;
   }
   const dst = read32(b, ip + 16);
-  let route = ns.routes.lookup(dst);
-  if (route === null) {
-    counters.OutNoRoutes++;
-    ns.dropPacket(skb, null, "output", DropReason.NO_ROUTE, "net/stack/output:no-route", "no route to the destination (ENETUNREACH)");
+  const route = ns.routes.lookup(dst);
+  if (route === null || !deliverable(route)) {
+    unroutableLocal(ns, skb, route);
     return;
   }
-  if (!deliverable(route)) {
-    ns.dropPacket(skb, null, "output", DropReason.BLACKHOLE_ROUTE, "net/stack/output:route-type", `${route.type} route`);
-    return;
-  }
-  if (read32(b, ip + 12) === 0) {
-    const l4 = ip + hlen;
-    const firstFragment = (read16(b, ip + 6) & IP_OFFSET_MASK) === 0;
-    rewriteIpv4Address(b, ip, IPV4_SRC_FIELD, ns.routeSource(route, dst), firstFragment && l4 + 8 <= skb.tail ? l4 : -1, b[ip + 9]!);
-  }
-  write16(b, ip + 2, skb.length);
+  if (read32(b, ip + 12) === 0) chooseSource(ns, skb, hlen, route, dst);
+  write16(b, ip + 2, len);
   setIpv4HeaderChecksum(b, ip, hlen);
-  counters.OutRequests++;
+  ns.counters.ip.OutRequests++;
   const outDev = outputDevice(ns, route);
   if (ns.netfilter.run(NfHook.OUTPUT, skb, null, outDev) !== NfVerdict.ACCEPT) return;
   const newDst = read32(skb.data, skb.head + IPV4_DST_FIELD);
-  if (newDst !== dst) {
-    route = ns.routes.lookup(newDst);
-    if (route === null || !deliverable(route)) {
-      counters.OutNoRoutes++;
-      ns.dropPacket(skb, null, "output", DropReason.NO_ROUTE, "net/stack/output:reroute", "no route after the OUTPUT hook changed the destination");
-      return;
-    }
+  if (newDst !== dst) rerouteAfterOutput(ns, skb, newDst);
+  else ipOutput(ns, skb, route, null);
+}
+
+function malformedLocal(ns: NetNamespace, skb: SkBuff): void {
+  ns.dropPacket(skb, null, "output", DropReason.INVALID_PACKET, "net/stack/output:header", `ipv4 header of a ${skb.length}-byte local packet is malformed`);
+}
+
+/** No route to a local packet's destination (ENETUNREACH), or one of a type that delivers nothing. */
+function unroutableLocal(ns: NetNamespace, skb: SkBuff, route: Route | null): void {
+  if (route === null) {
+    ns.counters.ip.OutNoRoutes++;
+    ns.dropPacket(skb, null, "output", DropReason.NO_ROUTE, "net/stack/output:no-route", "no route to the destination (ENETUNREACH)");
+    return;
+  }
+  ns.dropPacket(skb, null, "output", DropReason.BLACKHOLE_ROUTE, "net/stack/output:route-type", `${route.type} route`);
+}
+
+/** Source 0: the address the route chooses, written with the checksums updated. */
+function chooseSource(ns: NetNamespace, skb: SkBuff, hlen: number, route: Route, dst: number): void {
+  const b = skb.data;
+  const ip = skb.head;
+  const l4 = ip + hlen;
+  const firstFragment = (read16(b, ip + 6) & IP_OFFSET_MASK) === 0;
+  rewriteIpv4Address(b, ip, IPV4_SRC_FIELD, ns.routeSource(route, dst), firstFragment && l4 + 8 <= skb.tail ? l4 : -1, b[ip + 9]!);
+}
+
+/** The OUTPUT hook changed the destination (DNAT): routed again, then ip_output. */
+function rerouteAfterOutput(ns: NetNamespace, skb: SkBuff, newDst: number): void {
+  const route = ns.routes.lookup(newDst);
+  if (route === null || !deliverable(route)) {
+    ns.counters.ip.OutNoRoutes++;
+    ns.dropPacket(skb, null, "output", DropReason.NO_ROUTE, "net/stack/output:reroute", "no route after the OUTPUT hook changed the destination");
+    return;
   }
   ipOutput(ns, skb, route, null);
 }

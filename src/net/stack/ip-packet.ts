@@ -38,6 +38,26 @@ export function writeIpv4Header(
   src: number,
   dst: number,
 ): void {
+  writeIpv4HeaderUnsummed(bytes, off, tos, totalLength, id, fragWord, ttl, protocol, src, dst);
+  setIpv4HeaderChecksum(bytes, off, IPV4_HEADER);
+}
+
+/**
+ * Writes a 20-byte IPv4 header (no options) at off with a zero checksum field, for a packet handed to
+ * the namespace's output (ip_local_out), which sets the total length and the checksum itself.
+ */
+export function writeIpv4HeaderUnsummed(
+  bytes: Uint8Array,
+  off: number,
+  tos: number,
+  totalLength: number,
+  id: number,
+  fragWord: number,
+  ttl: number,
+  protocol: number,
+  src: number,
+  dst: number,
+): void {
   bytes[off] = 0x45;
   bytes[off + 1] = tos & 0xff;
   write16(bytes, off + 2, totalLength);
@@ -45,9 +65,10 @@ export function writeIpv4Header(
   write16(bytes, off + 6, fragWord);
   bytes[off + 8] = ttl;
   bytes[off + 9] = protocol;
+  bytes[off + 10] = 0;
+  bytes[off + 11] = 0;
   write32(bytes, off + 12, src);
   write32(bytes, off + 16, dst);
-  setIpv4HeaderChecksum(bytes, off, IPV4_HEADER);
 }
 
 /**

@@ -4,29 +4,27 @@
 // The packet paths live in ip-input / ip-local / ip-forward / ip-output / arp / icmp-send.
 
 import type { SkBuff } from "../../skb/skbuff.js";
-import { DropReason, TracePoint } from "../../../datapath/reasons.js";
+import { TracePoint } from "../../../datapath/reasons.js";
 import { ok, type Result } from "../../util/result.js";
-import { BROADCAST_MAC, writeMac } from "../../util/mac.js";
+import { writeMac } from "../../util/mac.js";
 import type { SeededRng } from "../../util/rng.js";
 import { read32, write16 } from "../../wire/bytes.js";
-import { DeliveryKind } from "../../trace/ledger.js";
 import { DeviceKind, type NetDevice, type StackPort } from "../device.js";
 import type { DropSite, NetWorld } from "../world.js";
 import type { NetfilterHost } from "../netfilter/host.js";
 import { Netfilter, type NetfilterOptions } from "../netfilter/netfilter.js";
 import { AddrScope, AddressTable, type InterfaceAddress } from "./addresses.js";
-import { ArpOp, sendArp } from "./arp.js";
 import { StackCounters } from "./counters.js";
 import { configError, type StackConfigError } from "./errors.js";
-import { icmpSend, IcmpType, UnreachCode } from "./icmp-send.js";
 import { IcmpRateLimiter } from "./icmp-ratelimit.js";
 import { stackInput } from "./ip-input.js";
+import { runSocketDelivery, SocketDelivery } from "./socket-delivery.js";
 import { IpIdentGenerator } from "./ip-ident.js";
 import { outputIp } from "./ip-output.js";
 import { ETH_HEADER, ETHERTYPE_IPV4, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from "./ip-packet.js";
 import { LoopbackDevice } from "./loopback.js";
-import { NeighbourTable, type NeighbourEntry, type NeighbourHost } from "./neighbour.js";
-import { PacketType } from "./packet-context.js";
+import { NeighbourTable } from "./neighbour.js";
+import { NamespaceNeighbourHost } from "./neighbour-host.js";
 import { Reassembler } from "./reassembly.js";
 import { InputRouteResult } from "./route-input.js";
 import { RouteTable, RouteType, type Route } from "./route-table.js";
@@ -39,18 +37,6 @@ export interface NetNamespaceOptions {
   /** Name of the loopback device (default "lo"). */
   readonly loopbackName?: string;
 }
-
-interface PendingDelivery {
-  readonly handler: SocketHandler;
-  readonly skb: SkBuff;
-  readonly info: SocketInfo;
-  readonly ns: NetNamespace;
-}
-
-const runDelivery = (d: PendingDelivery): void => {
-  d.ns.world.ledger.deliver(DeliveryKind.SOCKET);
-  d.handler(d.skb, d.info);
-};
 
 export class NetNamespace implements StackPort, NetfilterHost {
   readonly sysctl: StackSysctl = defaultSysctl();
@@ -82,7 +68,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
   ) {
     this.rng = world.sim.rng.fork();
     this.routes = new RouteTable(name);
-    this.neigh = new NeighbourTable(this.neighbourHost(), this.rng);
+    this.neigh = new NeighbourTable(new NamespaceNeighbourHost(this), this.rng);
     this.icmpLimiter = new IcmpRateLimiter(this.sysctl, this.rng, jiffiesAt(world.sim.now));
     this.ipIdent = new IpIdentGenerator(this.rng);
     this.reassembler = new Reassembler(this);
@@ -128,6 +114,9 @@ export class NetNamespace implements StackPort, NetfilterHost {
   devicesInOrder(): IterableIterator<NetDevice> {
     return this.devices.values();
   }
+
+  /** devicesInOrder as a long-lived function, for lookups that walk the devices only when they must. */
+  readonly listDevices = (): IterableIterator<NetDevice> => this.devices.values();
 
   /**
    * `ip addr add addr/prefixLen dev DEV`: also adds the kernel's routes for it (local /32 and, for a
@@ -194,7 +183,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
 
   /** The kernel's source choice toward dst: on dev (inet_select_addr, universe scope), or via the route. */
   selectSourceAddress(dst: number, dev: NetDevice | null): number {
-    if (dev !== null) return this.addresses.select(dev, dst, AddrScope.UNIVERSE, this.devicesInOrder());
+    if (dev !== null) return this.addresses.select(dev, dst, AddrScope.UNIVERSE, this.listDevices);
     const route = this.routes.lookup(dst);
     return route === null ? 0 : this.routeSource(route, dst);
   }
@@ -203,7 +192,7 @@ export class NetNamespace implements StackPort, NetfilterHost {
   routeSource(route: Route, dst: number): number {
     if (route.src !== 0) return route.src;
     if (route.type === RouteType.LOCAL) return dst >>> 0;
-    return this.addresses.select(route.dev, route.via, route.scope, this.devicesInOrder());
+    return this.addresses.select(route.dev, route.via, route.scope, this.listDevices);
   }
 
   /** dst_mtu of a route: its mtu, else its device's (lo's for local routes). */
@@ -307,11 +296,15 @@ export class NetNamespace implements StackPort, NetfilterHost {
 
   /** Hands the packet at skb.head (IPv4) to a bound handler with head moved to the transport header. */
   deliverToSocket(binding: Binding, skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): void {
-    const info = this.socketInfo(skb, dev, srcPort, dstPort);
-    if (this.world.tracer.hops) this.world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
-    skb.pull((skb.data[skb.head]! & 0x0f) * 4);
-    if (binding.mode === SocketMode.TUNNEL) binding.handler(skb, info);
-    else this.world.sim.schedule(0, runDelivery, { handler: binding.handler, skb, info, ns: this });
+    const world = this.world;
+    const b = skb.data;
+    const ip = skb.head;
+    const handler = binding.handler;
+    const delivery = new SocketDelivery(read32(b, ip + 12), read32(b, ip + 16), srcPort, dstPort, dev, b[ip + 9]!, ip, handler, skb, world.ledger);
+    if (world.tracer.hops) world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
+    skb.pull((b[ip]! & 0x0f) * 4);
+    if (binding.mode === SocketMode.TUNNEL) handler(skb, delivery);
+    else world.sim.schedule(0, runSocketDelivery, delivery);
   }
 
   /** Prepends an Ethernet header (dstMac, dev's MAC, IPv4) and transmits on dev. */
@@ -322,39 +315,5 @@ export class NetNamespace implements StackPort, NetfilterHost {
     writeMac(b, at + 6, dev.mac);
     write16(b, at + 12, ETHERTYPE_IPV4);
     dev.transmit(skb);
-  }
-
-  private neighbourHost(): NeighbourHost {
-    return {
-      world: this.world,
-      counters: this.counters,
-      solicit: (n, dstMac, newest) => this.solicit(n, dstMac, newest),
-      transmit: (n, skb) => this.transmitEthernet(n.dev, skb, n.mac),
-      unreachable: (n, skb) => {
-        icmpSend(this, skb, IcmpType.DEST_UNREACH, UnreachCode.HOST, 0, PacketType.HOST, 0, n.dev);
-        this.dropPacket(skb, n.dev, "neigh", DropReason.NO_NEIGHBOUR, "net/stack/neigh:failed", `ARP for the next hop got no answer after ${n.parms.mcastProbes} requests`);
-      },
-      discard: (n, skb, why) => this.dropPacket(skb, n.dev, "neigh", DropReason.NO_NEIGHBOUR, "net/stack/neigh:discard", why),
-      noarpAddress: (dev, ip) => this.noarpAddress(dev, ip),
-    };
-  }
-
-  /** arp_solicit: source = the queued packet's source when it is ours, else inet_select_addr(dev, target). */
-  private solicit(n: NeighbourEntry, dstMac: number, newest: SkBuff | null): void {
-    let src = 0;
-    if (newest !== null) {
-      const s = read32(newest.data, newest.head + 12);
-      if (this.routes.isLocal(s)) src = s;
-    }
-    if (src === 0) src = this.addresses.select(n.dev, n.ip, AddrScope.LINK, this.devicesInOrder());
-    sendArp(this, n.dev, ArpOp.REQUEST, dstMac < 0 ? BROADCAST_MAC : dstMac, src, 0, n.ip);
-  }
-
-  /** arp_constructor: broadcast and multicast next hops, loopback and NOARP devices need no resolution. */
-  private noarpAddress(dev: NetDevice, ip: number): number {
-    if (!dev.l2 || dev.kind === DeviceKind.LOOPBACK) return dev.mac;
-    if (ip === 0xffffffff || this.routes.lookupIn("local", ip)?.type === RouteType.BROADCAST) return BROADCAST_MAC;
-    if (ip >>> 28 === 0xe) return 0x01005e000000 + (ip & 0x7fffff);
-    return -1;
   }
 }

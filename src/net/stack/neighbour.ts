@@ -8,6 +8,7 @@ import type { SeededRng } from "../../util/rng.js";
 import type { NetDevice } from "../device.js";
 import type { NetWorld } from "../world.js";
 import type { StackCounters } from "./counters.js";
+import { DirectMappedCache } from "./direct-cache.js";
 import { newNeighParms, randomReachableNs, REACHABLE_REDRAW_NS, skbTruesize, type NeighParms } from "./neigh-parms.js";
 import { HZ, NS_PER_JIFFY } from "./time.js";
 
@@ -91,6 +92,8 @@ export class NeighbourTable {
   /** The same entries by device, then by address as a signed 32-bit integer: small-integer keys for the per-packet lookup. */
   private readonly byDev = new Map<number, Map<number, NeighbourEntry>>();
   private readonly parmsByDev = new Map<number, NeighParms>();
+  /** Entries found lately, by (address, ifindex): the per-packet lookup mostly stops here. */
+  private readonly recent = new DirectMappedCache<NeighbourEntry>(4);
   private lastRedraw: number;
   private readonly onTimer = (n: NeighbourEntry): void => this.timerHandler(n);
 
@@ -123,7 +126,12 @@ export class NeighbourTable {
   }
 
   lookup(dev: NetDevice, ip: number): NeighbourEntry | undefined {
-    return this.byDev.get(dev.ifindex)?.get(ip | 0);
+    const ifindex = dev.ifindex;
+    const hit = this.recent.get(ip, ifindex);
+    if (hit !== undefined) return hit;
+    const n = this.byDev.get(ifindex)?.get(ip | 0);
+    if (n !== undefined) this.recent.set(ip, ifindex, n);
+    return n;
   }
 
   list(): NeighbourEntry[] {
@@ -131,6 +139,7 @@ export class NeighbourTable {
   }
 
   private forget(dev: NetDevice, ip: number): void {
+    this.recent.clear();
     this.entries.delete(key(dev, ip));
     this.byDev.get(dev.ifindex)?.delete(ip | 0);
   }

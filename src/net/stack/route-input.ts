@@ -37,7 +37,30 @@ const isMulticast = (a: number): boolean => a >>> 28 === 0xe;
 const isLoopback = (a: number): boolean => a >>> 24 === 127;
 const isZeronet = (a: number): boolean => a >>> 24 === 0;
 
+/**
+ * The decision for a packet from src to dst that arrived on dev (the route behind it in out). An
+ * ordinary unicast pair skips the martian checks, none of which can apply to it (see unusualPair).
+ */
 export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetDevice, out: InputRouteResult): InputDecision {
+  if (unusualPair(dst, src)) return routeInputChecked(ns, dst, src, dev, out);
+  const route = ns.routes.lookup(dst);
+  out.route = route;
+  if (route === null) return routeInputChecked(ns, dst, src, dev, out);
+  const type = route.type;
+  if (type === RouteType.LOCAL) return validated(ns, src, dev, InputDecision.LOCAL);
+  if (type === RouteType.UNICAST && ns.sysctl.ipForward) return validated(ns, src, dev, InputDecision.FORWARD);
+  return routeInputChecked(ns, dst, src, dev, out);
+}
+
+/** True when src or dst is one of the addresses routeInputChecked tests before the lookup: 0, broadcast, 0/8, 127/8, multicast. */
+function unusualPair(dst: number, src: number): boolean {
+  const s = src >>> 24;
+  const d = dst >>> 24;
+  return s === 0 || s === 127 || s >= 224 || d === 0 || d === 127 || d >= 224;
+}
+
+/** ip_route_input_noref in full: martian source and destination checks, the lookup, the decision. */
+function routeInputChecked(ns: NetNamespace, dst: number, src: number, dev: NetDevice, out: InputRouteResult): InputDecision {
   out.route = null;
   const fromLoopback = dev.kind === DeviceKind.LOOPBACK;
   if (isMulticast(src) || src === 0xffffffff) return InputDecision.MARTIAN_SOURCE;

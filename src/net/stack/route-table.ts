@@ -8,6 +8,7 @@ import { formatIPv4, ipv4Mask } from "../../util/ip.js";
 import { AddrScope } from "./addresses.js";
 import { configError, type StackConfigError } from "./errors.js";
 import { PrefixTable } from "./prefix-table.js";
+import { RouteCache } from "./route-cache.js";
 
 export const RouteType = {
   UNICAST: "unicast",
@@ -72,9 +73,6 @@ export interface RouteSelector {
   readonly via?: number;
 }
 
-/** Destinations cached before the cache starts over. */
-const CACHE_MAX = 4096;
-
 const preferLowerMetric = (a: Route, b: Route): boolean => a.metric < b.metric;
 
 function defaultScope(type: RouteType, via: number): number {
@@ -93,13 +91,10 @@ export class RouteTable {
   private readonly gatewayScope = (r: Route): boolean => r.scope >= AddrScope.LINK;
 
   /**
-   * lookup's answers by destination (the routing cache, in spirit): they depend only on the two
-   * tables and on which devices are up, so they hold until either changes (versions compared per lookup).
+   * lookup's answers by destination: they depend only on the two tables and on which devices are up,
+   * so they hold until either changes (versions compared per lookup).
    */
-  private readonly cache = new Map<number, Route | null>();
-  private cachedLocal = -1;
-  private cachedMain = -1;
-  private cachedLink = -1;
+  private readonly cache = new RouteCache();
 
   constructor(private readonly namespace: string) {}
 
@@ -143,18 +138,12 @@ export class RouteTable {
 
   /** The route the kernel would pick for dst: local table first, then main. null = no route. */
   lookup(dst: number): Route | null {
-    const link = linkStateVersion();
-    if (this.local.version !== this.cachedLocal || this.main.version !== this.cachedMain || link !== this.cachedLink || this.cache.size >= CACHE_MAX) {
-      this.cache.clear();
-      this.cachedLocal = this.local.version;
-      this.cachedMain = this.main.version;
-      this.cachedLink = link;
-    }
-    const key = dst | 0; // the lookup reads dst as 32 bits (masks): one small-integer key per address
-    const hit = this.cache.get(key);
+    const cache = this.cache;
+    cache.validate(this.local.version, this.main.version, linkStateVersion());
+    const hit = cache.get(dst);
     if (hit !== undefined) return hit;
     const route = this.local.lookup(dst, this.usable) ?? this.main.lookup(dst, this.usable);
-    this.cache.set(key, route);
+    cache.set(dst, route);
     return route;
   }
 

@@ -68,7 +68,8 @@ export function defaultSysctl(): StackSysctl {
 
 /** Effective rp_filter of an interface (the kernel takes the max of conf/all and conf/<dev>). */
 export function rpFilterOf(sysctl: StackSysctl, ifindex: number): number {
-  const dev = sysctl.rpFilter.get(ifindex) ?? 0;
+  const perDev = sysctl.rpFilter;
+  const dev = perDev.size === 0 ? 0 : (perDev.get(ifindex) ?? 0);
   return dev > sysctl.rpFilterAll ? dev : sysctl.rpFilterAll;
 }
 
