@@ -2,6 +2,7 @@
 // numeric ids, run until idle / until a time / for n events / until stop(), and the model's seeded RNG.
 
 import { SeededRng } from "../util/rng.js";
+import { InstantQueue } from "./instant-queue.js";
 import { KeyHeap } from "./key-heap.js";
 import { EventSlots, SLOT_MASK } from "./event-slots.js";
 import type { EventFn } from "./event-slots.js";
@@ -18,6 +19,10 @@ export interface SimulatorOptions {
 const COMPACT_MIN_DEAD = 1024;
 
 /**
+ * Pending events live in a (time, seq) heap, except those scheduled for the current instant, which
+ * wait in an InstantQueue. A heap entry at `now` was scheduled before the clock reached `now`, and so
+ * before every queued one: it runs first; the queue's entries run (in order) before any later time.
+ *
  * Real-time seam (issue 9, not built here): a driver maps the wall clock to sim time, calls
  * runUntil(t), sleeps until the wall clock reaches nextEventTime, and schedules external input with
  * scheduleAt(arrival time). The run loop itself never looks at a clock.
@@ -25,6 +30,7 @@ const COMPACT_MIN_DEAD = 1024;
 export class Simulator {
   readonly rng: SeededRng;
   private readonly heap = new KeyHeap();
+  private readonly instant = new InstantQueue();
   private readonly slots = new EventSlots();
   private nowNs = 0;
   private nextSeq = 0;
@@ -51,13 +57,14 @@ export class Simulator {
     return this.executedCount;
   }
 
-  /** Heap entries incl. cancelled ones not yet discarded (diagnostic; <= max(2 x pending, pending + 1024) + 1). */
+  /** Queued entries incl. cancelled ones not yet discarded (diagnostic; <= max(2 x pending, pending + 1024) + 1). */
   get heapEntries(): number {
-    return this.heap.size;
+    return this.heap.size + this.instant.size;
   }
 
   /** Time of the next pending event, or Infinity when idle. */
   get nextEventTime(): number {
+    if (this.discardCancelledInstant()) return this.nowNs;
     return this.discardCancelledTop() ? this.heap.topTime() : Number.POSITIVE_INFINITY;
   }
 
@@ -71,6 +78,7 @@ export class Simulator {
     if (!Number.isInteger(delayNs) || delayNs < 0) {
       throw new RangeError(`engine.schedule: delayNs must be a non-negative integer, got ${delayNs}`);
     }
+    if (delayNs === 0) return this.insertNow(fn as EventFn, arg);
     return this.insert(this.nowNs + delayNs, fn as EventFn, arg, "schedule");
   }
 
@@ -81,6 +89,7 @@ export class Simulator {
     if (!Number.isInteger(timeNs) || timeNs < this.nowNs) {
       throw new RangeError(`engine.scheduleAt: timeNs must be an integer >= now (${this.nowNs}), got ${timeNs}`);
     }
+    if (timeNs === this.nowNs) return this.insertNow(fn as EventFn, arg);
     return this.insert(timeNs, fn as EventFn, arg, "scheduleAt");
   }
 
@@ -89,8 +98,12 @@ export class Simulator {
     const slots = this.slots;
     if (!slots.isLive(id)) return false;
     slots.release(id & SLOT_MASK);
-    const dead = this.heap.size - slots.liveCount;
-    if (dead > COMPACT_MIN_DEAD && dead > slots.liveCount) this.heap.retain((v) => slots.isLive(v));
+    const dead = this.heap.size + this.instant.size - slots.liveCount;
+    if (dead > COMPACT_MIN_DEAD && dead > slots.liveCount) {
+      const live = (v: number): boolean => slots.isLive(v);
+      this.heap.retain(live);
+      this.instant.retain(live);
+    }
     return true;
   }
 
@@ -134,6 +147,22 @@ export class Simulator {
     return id;
   }
 
+  private insertNow(fn: EventFn, arg: unknown): number {
+    const id = this.slots.allocate(fn, arg);
+    this.instant.push(id);
+    return id;
+  }
+
+  /** Drops cancelled entries at the instant queue's head; true if a live event is then at its head. */
+  private discardCancelledInstant(): boolean {
+    const instant = this.instant;
+    while (instant.size > 0) {
+      if (this.slots.isLive(instant.peek())) return true;
+      instant.shift();
+    }
+    return false;
+  }
+
   /** Pops cancelled entries off the top; true if a live event is then at the top. */
   private discardCancelledTop(): boolean {
     const heap = this.heap;
@@ -149,18 +178,29 @@ export class Simulator {
     this.running = true;
     this.stopRequested = false;
     const heap = this.heap;
+    const instant = this.instant;
     const slots = this.slots;
     let ran = 0;
     try {
-      while (ran < maxEvents && heap.size > 0) {
-        const id = heap.topValue();
-        if (!slots.isLive(id)) {
+      while (ran < maxEvents) {
+        let id: number;
+        let time: number;
+        if (instant.size > 0 && (heap.size === 0 || heap.topTime() > this.nowNs)) {
+          // This instant's queue: its time is now, never beyond limitTime (which is >= now).
+          id = instant.shift();
+          if (!slots.isLive(id)) continue;
+          time = this.nowNs;
+        } else {
+          if (heap.size === 0) break;
+          id = heap.topValue();
+          if (!slots.isLive(id)) {
+            heap.removeTop();
+            continue;
+          }
+          time = heap.topTime();
+          if (time > limitTime) break;
           heap.removeTop();
-          continue;
         }
-        const time = heap.topTime();
-        if (time > limitTime) break;
-        heap.removeTop();
         const slot = id & SLOT_MASK;
         const fn = slots.fnAt(slot);
         const arg = slots.argAt(slot);

@@ -1,7 +1,10 @@
 // Prometheus exposition of the emulated cluster through prom-client: node and pod CPU/memory, the
 // datapath CPU per step, per-interface packets and bytes, drops by node and reason, policy verdicts,
 // conntrack entries and the packet ledger. Every value is read from the model when scraped.
-import { Counter, Gauge, Registry } from "prom-client";
+// prom-client is loaded on the first registry, not with this module: commands that never serve
+// metrics (bench, trace, ...) do not pay its start-up.
+import { createRequire } from "node:module";
+import type { Counter, Gauge, Registry } from "prom-client";
 import { DropReason, dropReasonByCode } from "../../datapath/reasons.js";
 import type { NetNamespace } from "../net/stack/namespace.js";
 import type { PacketLedger } from "../trace/ledger.js";
@@ -26,10 +29,19 @@ const POLICY_DROP_REASONS: readonly number[] = [DropReason.POLICY_DENIED, DropRe
 const S = 1e9;
 
 type Labels = Record<string, string>;
+type PromClient = typeof import("prom-client");
+
+let promClient: PromClient | null = null;
+
+/** prom-client (a CommonJS package), required on first use. */
+function prom(): PromClient {
+  promClient ??= createRequire(import.meta.url)("prom-client") as PromClient;
+  return promClient;
+}
 
 /** A counter whose value is set from the model at each scrape. */
 function counter(registry: Registry, name: string, help: string, labelNames: readonly string[], fill: (set: (labels: Labels, value: number) => void) => void): void {
-  new Counter({
+  new (prom().Counter)({
     name,
     help,
     labelNames,
@@ -42,7 +54,7 @@ function counter(registry: Registry, name: string, help: string, labelNames: rea
 }
 
 function gauge(registry: Registry, name: string, help: string, labelNames: readonly string[], fill: (set: (labels: Labels, value: number) => void) => void): void {
-  new Gauge({
+  new (prom().Gauge)({
     name,
     help,
     labelNames,
@@ -83,7 +95,7 @@ interface Snapshot {
  * registration order, so the first one takes the snapshot the others read.
  */
 export function createPrometheusRegistry(source: PrometheusSource): Registry {
-  const registry = new Registry();
+  const registry = new (prom().Registry)();
   let snap: Snapshot | null = null;
   const take = (): Snapshot => {
     const accounts = accountCluster(source.cluster, source.model, source.nowNs());

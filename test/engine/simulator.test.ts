@@ -280,3 +280,50 @@ test("same seed and schedule give identical traces; another seed differs", () =>
   assert.equal(runWorkload(7), a);
   assert.notEqual(runWorkload(8), a);
 });
+
+test("an event due now from the heap runs before events scheduled at this instant, which run before later times", () => {
+  const { sim, trace, mark } = traced();
+  sim.schedule(10, () => {
+    trace.push(`first@${sim.now}`);
+    sim.schedule(0, mark("now-0"));
+    sim.scheduleAt(sim.now, mark("now-1"));
+    sim.schedule(1, mark("later"));
+  });
+  sim.scheduleAt(10, mark("heap-due"));
+  sim.runUntil(10);
+  assert.deepEqual(trace, ["first@10", "heap-due@10", "now-0@10", "now-1@10"]);
+  assert.equal(sim.nextEventTime, 11);
+  sim.run();
+  assert.deepEqual(trace.slice(4), ["later@11"]);
+});
+
+test("events at this instant can be cancelled, are counted, and step runs them one at a time", () => {
+  const { sim, trace, mark } = traced();
+  sim.runUntil(50);
+  const ids = Array.from({ length: 200 }, (_, i) => sim.schedule(0, mark(`n${i}`)));
+  assert.equal(sim.pending, 200);
+  assert.equal(sim.nextEventTime, 50);
+  for (let i = 0; i < 200; i += 2) assert.equal(sim.cancel(ids[i]!), true);
+  assert.equal(sim.cancel(ids[0]!), false);
+  assert.equal(sim.pending, 100);
+  assert.equal(sim.step(1), 1);
+  assert.deepEqual(trace, ["n1@50"]);
+  assert.equal(sim.run(), 99);
+  assert.deepEqual(trace, Array.from({ length: 100 }, (_, i) => `n${2 * i + 1}@50`));
+  assert.equal(sim.now, 50);
+  assert.equal(sim.heapEntries, 0);
+  assert.equal(sim.nextEventTime, Number.POSITIVE_INFINITY);
+});
+
+test("cancelled events at this instant are compacted with the heap's", () => {
+  const { sim, trace, mark } = traced();
+  sim.schedule(5, mark("kept"));
+  let maxEntries = 0;
+  for (let i = 0; i < 20_000; i++) {
+    sim.cancel(sim.schedule(0, mark("never")));
+    maxEntries = Math.max(maxEntries, sim.heapEntries);
+  }
+  assert.ok(maxEntries <= 2 * 1 + 1025 + 1, `queues grew to ${maxEntries} entries`);
+  sim.run();
+  assert.deepEqual(trace, ["kept@5"]);
+});
