@@ -3,7 +3,7 @@
 // on decapsulation, and the outer IPv4 header iptunnel_xmit writes (no options, IHL 5).
 
 import { setIpv4HeaderChecksum } from "../../wire/checksum.js";
-import { writeIpv4Header, writeIpv4HeaderUnsummed } from "../stack/ip-packet.js";
+import { writeIpv4HeaderUnsummed } from "../stack/ip-packet.js";
 
 export const IPV4_HLEN = 20;
 export const IP_DF = 0x4000;
@@ -41,7 +41,7 @@ export function setCe(bytes: Uint8Array, off: number): void {
 
 /**
  * The outer header iptunnel_xmit builds: version 4, IHL 5, frag_off = df. Its checksum is left to
- * ip_local_out (NetNamespace.outputIp), as in the kernel; writeOuterIpv4Summed fills it here.
+ * ip_local_out (NetNamespace.outputIp), as in the kernel.
  */
 export function writeOuterIpv4(
   bytes: Uint8Array,
@@ -56,20 +56,4 @@ export function writeOuterIpv4(
   dst: number,
 ): void {
   writeIpv4HeaderUnsummed(bytes, off, tos, totalLength, id, df ? IP_DF : 0, ttl, protocol, src, dst);
-}
-
-/** The same outer header with its checksum, for a packet that does not go through ip_local_out. */
-export function writeOuterIpv4Summed(
-  bytes: Uint8Array,
-  off: number,
-  tos: number,
-  totalLength: number,
-  id: number,
-  df: boolean,
-  ttl: number,
-  protocol: number,
-  src: number,
-  dst: number,
-): void {
-  writeIpv4Header(bytes, off, tos, totalLength, id, df ? IP_DF : 0, ttl, protocol, src, dst);
 }

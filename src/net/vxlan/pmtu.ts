@@ -7,7 +7,8 @@
 import { DEFAULT_HEADROOM, SkBuff } from "../../skb/skbuff.js";
 import { read16, read32, write16 } from "../../wire/bytes.js";
 import { setL4ChecksumV4 } from "../../wire/checksum.js";
-import { IPV4_HLEN, IP_DF, writeOuterIpv4Summed } from "./ip-tunnel.js";
+import { writeIpv4Header } from "../stack/ip-packet.js";
+import { IPV4_HLEN, IP_DF } from "./ip-tunnel.js";
 
 const ETH_HLEN = 14;
 const ICMP_HLEN = 8;
@@ -55,6 +56,6 @@ export function buildFragNeeded(skb: SkBuff, mtu: number, id: number): SkBuff {
   write16(data, icmp + 6, mtu);
   data.set(b.subarray(ip, ip + quoted), icmp + ICMP_HLEN);
   setL4ChecksumV4(data, icmp, ICMP_HLEN + quoted, IPPROTO_ICMP, 0, 0);
-  writeOuterIpv4Summed(data, nip, 0, IPV4_HLEN + ICMP_HLEN + quoted, 0, true, b[ip + 8]!, IPPROTO_ICMP, read32(b, ip + 16), read32(b, ip + 12));
+  writeIpv4Header(data, nip, 0, IPV4_HLEN + ICMP_HLEN + quoted, 0, IP_DF, b[ip + 8]!, IPPROTO_ICMP, read32(b, ip + 16), read32(b, ip + 12));
   return new SkBuff(id, data, eth, eth + length);
 }
