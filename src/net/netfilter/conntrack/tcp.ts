@@ -227,51 +227,61 @@ function inWindow(ct: Conntrack, i: number, dir: number, index: number, bytes: U
     seq = end = u[sb + TD_END]!;
   }
 
+  // The window words read once: below, the sender's and receiver's blocks are only written after
+  // every read of the word written (sb !== rb), so the locals always hold the stored value.
+  const sEnd = u[sb + TD_END]!;
+  const sMaxend = u[sb + TD_MAXEND]!;
   const sMaxwin = u[sb + TD_MAXWIN]!;
+  const rEnd = u[rb + TD_END]!;
+  const rMaxwin = u[rb + TD_MAXWIN]!;
   const maxAckWindow = sMaxwin > MAXACKWINCONST ? sMaxwin : MAXACKWINCONST;
-  const seqOk = before(seq, (u[sb + TD_MAXEND]! + 1) >>> 0);
+  const seqOk = before(seq, (sMaxend + 1) >>> 0);
   if (!seqOk) {
-    const overshot = (end - u[sb + TD_MAXEND]! + 1) >>> 0;
-    const ackOk = after(sack, (u[rb + TD_END]! - maxAckWindow - 1) >>> 0);
-    const rMaxwin = u[rb + TD_MAXWIN]!;
-    const inRecvWin = rMaxwin !== 0 && after(end, (u[sb + TD_END]! - rMaxwin - 1) >>> 0);
-    if (inRecvWin && ackOk && overshot <= rMaxwin && before(sack, (u[rb + TD_END]! + 1) >>> 0)) {
+    const overshot = (end - sMaxend + 1) >>> 0;
+    const ackOk = after(sack, (rEnd - maxAckWindow - 1) >>> 0);
+    const inRecvWin = rMaxwin !== 0 && after(end, (sEnd - rMaxwin - 1) >>> 0);
+    if (inRecvWin && ackOk && overshot <= rMaxwin && before(sack, (rEnd + 1) >>> 0)) {
       u[sb + TD_END] = end;
       setScaleFlags(u, sb, scaleOf(u, sb), flagsOf(u, sb) | TcpCtFlag.DATA_UNACKNOWLEDGED);
       return windowVerdict(ct, u, sb, WINDOW_RESULT.IGNORE);
     }
     return windowVerdict(ct, u, sb, WINDOW_RESULT.INVALID);
   }
-  if (!before(sack, (u[rb + TD_END]! + 1) >>> 0)) return windowVerdict(ct, u, sb, WINDOW_RESULT.INVALID);
-  const rMaxwin = u[rb + TD_MAXWIN]!;
-  const inRecvWin = rMaxwin === 0 || after(end, (u[sb + TD_END]! - rMaxwin - 1) >>> 0);
+  if (!before(sack, (rEnd + 1) >>> 0)) return windowVerdict(ct, u, sb, WINDOW_RESULT.INVALID);
+  const inRecvWin = rMaxwin === 0 || after(end, (sEnd - rMaxwin - 1) >>> 0);
   if (!inRecvWin) return windowVerdict(ct, u, sb, WINDOW_RESULT.IGNORE);
-  if (!after(sack, (u[rb + TD_END]! - maxAckWindow - 1) >>> 0)) return windowVerdict(ct, u, sb, WINDOW_RESULT.IGNORE);
+  if (!after(sack, (rEnd - maxAckWindow - 1) >>> 0)) return windowVerdict(ct, u, sb, WINDOW_RESULT.IGNORE);
 
-  if (!isSyn) win = (win << scaleOf(u, sb)) >>> 0;
+  const sScaleFlags = u[sb + TD_SCALE_FLAGS]!;
+  const sScale = sScaleFlags & 0xff;
+  const sFlagsBefore = (sScaleFlags >>> 8) & 0xff;
+  let sFlags = sFlagsBefore;
+  if (!isSyn) win = (win << sScale) >>> 0;
 
   const swin = (win + (sack - ack)) >>> 0;
-  if (u[sb + TD_MAXWIN]! < swin) u[sb + TD_MAXWIN] = swin;
-  if (after(end, u[sb + TD_END]!)) {
+  if (sMaxwin < swin) u[sb + TD_MAXWIN] = swin;
+  if (after(end, sEnd)) {
     u[sb + TD_END] = end;
-    setScaleFlags(u, sb, scaleOf(u, sb), flagsOf(u, sb) | TcpCtFlag.DATA_UNACKNOWLEDGED);
+    sFlags |= TcpCtFlag.DATA_UNACKNOWLEDGED;
   }
   if (isAck) {
-    if (!(flagsOf(u, sb) & TcpCtFlag.MAXACK_SET)) {
+    if (!(sFlags & TcpCtFlag.MAXACK_SET)) {
       u[sb + TD_MAXACK] = ack;
-      setScaleFlags(u, sb, scaleOf(u, sb), flagsOf(u, sb) | TcpCtFlag.MAXACK_SET);
+      sFlags |= TcpCtFlag.MAXACK_SET;
     } else if (after(ack, u[sb + TD_MAXACK]!)) {
       u[sb + TD_MAXACK] = ack;
     }
   }
+  if (sFlags !== sFlagsBefore) setScaleFlags(u, sb, sScale, sFlags);
 
-  if (u[rb + TD_MAXWIN] !== 0 && after(end, u[sb + TD_MAXEND]!)) {
-    u[rb + TD_MAXWIN] = (u[rb + TD_MAXWIN]! + (end - u[sb + TD_MAXEND]!)) >>> 0;
-  }
+  if (rMaxwin !== 0 && after(end, sMaxend)) u[rb + TD_MAXWIN] = (rMaxwin + (end - sMaxend)) >>> 0;
   if (after((sack + win) >>> 0, (u[rb + TD_MAXEND]! - 1) >>> 0)) {
     u[rb + TD_MAXEND] = (sack + win + (win === 0 ? 1 : 0)) >>> 0;
   }
-  if (ack === u[rb + TD_END]) setScaleFlags(u, rb, scaleOf(u, rb), flagsOf(u, rb) & ~TcpCtFlag.DATA_UNACKNOWLEDGED);
+  if (ack === rEnd) {
+    const rScaleFlags = u[rb + TD_SCALE_FLAGS]!;
+    if (rScaleFlags & (TcpCtFlag.DATA_UNACKNOWLEDGED << 8)) setScaleFlags(u, rb, rScaleFlags & 0xff, ((rScaleFlags >>> 8) & 0xff) & ~TcpCtFlag.DATA_UNACKNOWLEDGED);
+  }
 
   if (index === TcpIndex.ACK) {
     if (
