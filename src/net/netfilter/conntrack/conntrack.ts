@@ -3,7 +3,7 @@
 // gc worker's job); a full table (nf_conntrack_max) first reaps expired entries, then refuses new
 // connections ("nf_conntrack: table full, dropping packet") and counts the drop.
 
-import { CtDir, CtTable, F, G, Ips } from "./table.js";
+import { CtDir, CtTable, F, G, Ips, ROW_WORDS } from "./table.js";
 import { DEFAULT_CONNTRACK_CONFIG, NS_PER_SECOND, type ConntrackConfig } from "./timeouts.js";
 import { formatConntrackEntry, type CtEntryInfo, describeEntry } from "./listing.js";
 
@@ -117,7 +117,7 @@ export class Conntrack {
 
   /** Sets the entry's timer to now + seconds (nf_ct_refresh), unless its timeout is fixed. */
   refresh(i: number, seconds: number): void {
-    if (this.table.status(i) & Ips.FIXED_TIMEOUT) return;
+    if (this.table.u32[i * ROW_WORDS + F.STATUS]! & Ips.FIXED_TIMEOUT) return;
     this.table.setF(i, G.EXPIRES, this.expiresIn(seconds));
   }
 

@@ -10,7 +10,7 @@ import { verifyChecksum } from "../../../wire/checksum.js";
 import { CtState } from "../ct-state.js";
 import { IPPROTO_ICMP, IPPROTO_SCTP, IPPROTO_TCP, IPPROTO_UDP, invertPorts, packPorts, type Conntrack } from "./conntrack.js";
 import type { FragmentMemory } from "./fragments.js";
-import { Ips } from "./table.js";
+import { F, Ips, ROW_WORDS } from "./table.js";
 import { CtVerdict, tcpPacket } from "./tcp.js";
 import { genericPacket, grePacket, icmpIsError, icmpPacket, NR_ICMP_TYPES, udpPacket } from "./l4.js";
 
@@ -163,9 +163,11 @@ function resolve(ct: Conntrack, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders
     }
     const i = n >> 1;
     const reply = (n & 1) === 1;
+    // The row's words read directly: the trackers below are too big for V8 to inline accessors here.
+    const status = ct.table.u32[i * ROW_WORDS + F.STATUS]!;
     let state: number;
     if (reply) state = CtState.ESTABLISHED | CtState.REPLY;
-    else if (ct.table.status(i) & Ips.SEEN_REPLY) state = CtState.ESTABLISHED;
+    else if (status & Ips.SEEN_REPLY) state = CtState.ESTABLISHED;
     else state = CtState.NEW;
 
     let verdict: number;
@@ -182,7 +184,11 @@ function resolve(ct: Conntrack, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders
       setNoCt(skb);
       return CtInResult.ACCEPT;
     }
-    if (reply) ct.table.setStatus(i, Ips.SEEN_REPLY);
+    if (reply) {
+      // The table cannot have grown since the lookup: only creating an entry allocates.
+      const u = ct.table.u32;
+      u[i * ROW_WORDS + F.STATUS] = u[i * ROW_WORDS + F.STATUS]! | Ips.SEEN_REPLY;
+    }
     skb.ctEntry = tagBase + i;
     skb.ctState = state;
     return CtInResult.ACCEPT;

@@ -50,7 +50,9 @@ export const F = {
   RETRANS: 29,
   UNCONF_POS: 30,
 } as const;
-const U = 31;
+/** u32 words per row: hot paths index `u32[i * ROW_WORDS + F.x]` directly (a call per field costs more than the field). */
+export const ROW_WORDS = 31;
+const U = ROW_WORDS;
 export const TD_END = 0;
 export const TD_MAXEND = 1;
 export const TD_MAXWIN = 2;

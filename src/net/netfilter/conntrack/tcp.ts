@@ -6,7 +6,7 @@ import type { ParsedHeaders } from "../../../wire/headers.js";
 import { verifyL4ChecksumV4 } from "../../../wire/checksum.js";
 import { read32 } from "../../../wire/bytes.js";
 import type { Conntrack } from "./conntrack.js";
-import { CtDir, F, G, Ips, TD_END, TD_MAXACK, TD_MAXEND, TD_MAXWIN, TD_SCALE_FLAGS } from "./table.js";
+import { CtDir, F, G, Ips, ROW_WORDS, TD_END, TD_MAXACK, TD_MAXEND, TD_MAXWIN, TD_SCALE_FLAGS } from "./table.js";
 import { TcpCt, TcpFlagBit, TcpIndex, tcpIndex, tcpNextState } from "./tcp-states.js";
 import type { CtTimeouts } from "./timeouts.js";
 
@@ -181,8 +181,9 @@ function windowVerdict(ct: Conntrack, u: Uint32Array, sb: number, ret: number): 
 function inWindow(ct: Conntrack, i: number, dir: number, index: number, bytes: Uint8Array, h: ParsedHeaders): number {
   const t = ct.table;
   const u = t.u32;
-  const sb = t.tdBase(i, dir);
-  const rb = t.tdBase(i, 1 - dir);
+  const row = i * ROW_WORDS;
+  const sb = row + F.TD + 5 * dir;
+  const rb = row + F.TD + 5 * (1 - dir);
   const flags = h.tcpFlags;
   const isSyn = (flags & TcpFlagBit.SYN) !== 0;
   const isAck = (flags & TcpFlagBit.ACK) !== 0;
@@ -192,7 +193,7 @@ function inWindow(ct: Conntrack, i: number, dir: number, index: number, bytes: U
   const winRaw = h.tcpWindow;
   let win = winRaw;
   let end = segmentEnd(h);
-  const state = t.get(i, F.TCP_STATE);
+  const state = u[row + F.TCP_STATE]!;
 
   if (flagsOf(u, rb) & TcpCtFlag.SACK_PERM) sack = highestSack(bytes, h, sack);
 
@@ -285,20 +286,20 @@ function inWindow(ct: Conntrack, i: number, dir: number, index: number, bytes: U
 
   if (index === TcpIndex.ACK) {
     if (
-      t.get(i, F.LAST_DIR) === dir &&
-      t.get(i, F.LAST_SEQ) === seq &&
-      t.get(i, F.LAST_ACK) === ack &&
-      t.get(i, F.LAST_END) === end &&
-      t.get(i, F.LAST_WIN) === winRaw
+      u[row + F.LAST_DIR]! === dir &&
+      u[row + F.LAST_SEQ]! === seq &&
+      u[row + F.LAST_ACK]! === ack &&
+      u[row + F.LAST_END]! === end &&
+      u[row + F.LAST_WIN]! === winRaw
     ) {
-      t.set(i, F.RETRANS, Math.min(255, t.get(i, F.RETRANS) + 1));
+      u[row + F.RETRANS] = Math.min(255, u[row + F.RETRANS]! + 1);
     } else {
-      t.set(i, F.LAST_DIR, dir);
-      t.set(i, F.LAST_SEQ, seq);
-      t.set(i, F.LAST_ACK, ack);
-      t.set(i, F.LAST_END, end);
-      t.set(i, F.LAST_WIN, winRaw);
-      t.set(i, F.RETRANS, 0);
+      u[row + F.LAST_DIR] = dir;
+      u[row + F.LAST_SEQ] = seq;
+      u[row + F.LAST_ACK] = ack;
+      u[row + F.LAST_END] = end;
+      u[row + F.LAST_WIN] = winRaw;
+      u[row + F.RETRANS] = 0;
     }
   }
   return WINDOW_RESULT.ACCEPT;
@@ -371,7 +372,8 @@ export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Arr
   if (!t.confirmed(i) && !tcpNew(ct, i, bytes, h)) return CtVerdict.INVALID;
 
   const u = t.u32;
-  let oldState = t.get(i, F.TCP_STATE);
+  const row = i * ROW_WORDS;
+  let oldState = u[row + F.TCP_STATE]!;
   const index = tcpIndex(h.tcpFlags);
   let newState = tcpNextState(dir, index, oldState);
   const flags = h.tcpFlags;
@@ -382,33 +384,33 @@ export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Arr
     case TcpCt.IG: {
       if (newState === TcpCt.SYN_SENT) {
         if (oldState < TcpCt.TIME_WAIT) break;
-        const closeInit = (flagsOf(u, t.tdBase(i, dir)) | flagsOf(u, t.tdBase(i, 1 - dir))) & TcpCtFlag.CLOSE_INIT;
-        if (closeInit || (t.get(i, F.LAST_DIR) === dir && t.get(i, F.LAST_INDEX) === TcpIndex.RST)) {
+        const closeInit = (flagsOf(u, row + F.TD + 5 * dir) | flagsOf(u, row + F.TD + 5 * (1 - dir))) & TcpCtFlag.CLOSE_INIT;
+        if (closeInit || (u[row + F.LAST_DIR]! === dir && u[row + F.LAST_INDEX]! === TcpIndex.RST)) {
           ct.kill(i);
           return CtVerdict.REPEAT;
         }
       }
-      const lastDir = t.get(i, F.LAST_DIR);
-      if (index === TcpIndex.SYNACK && t.get(i, F.LAST_INDEX) === TcpIndex.SYN && lastDir !== dir && h.tcpAck === t.get(i, F.LAST_END)) {
+      const lastDir = u[row + F.LAST_DIR]!;
+      if (index === TcpIndex.SYNACK && u[row + F.LAST_INDEX]! === TcpIndex.SYN && lastDir !== dir && h.tcpAck === u[row + F.LAST_END]!) {
         oldState = TcpCt.SYN_SENT;
         newState = TcpCt.SYN_RECV;
-        const lb = t.tdBase(i, lastDir);
-        const lastEnd = t.get(i, F.LAST_END);
-        const lastWin = t.get(i, F.LAST_WIN);
+        const lb = row + F.TD + 5 * lastDir;
+        const lastEnd = u[row + F.LAST_END]!;
+        const lastWin = u[row + F.LAST_WIN]!;
         u[lb + TD_END] = lastEnd;
         u[lb + TD_MAXEND] = lastEnd;
         u[lb + TD_MAXWIN] = lastWin === 0 ? 1 : lastWin;
-        const lastFlags = t.get(i, F.LAST_FLAGS) & ~TcpCtFlag.EXP_CHALLENGE_ACK;
-        t.set(i, F.LAST_FLAGS, lastFlags);
-        setScaleFlags(u, lb, t.get(i, F.LAST_WSCALE), lastFlags);
-        resetDirection(u, t.tdBase(i, dir));
+        const lastFlags = u[row + F.LAST_FLAGS]! & ~TcpCtFlag.EXP_CHALLENGE_ACK;
+        u[row + F.LAST_FLAGS] = lastFlags;
+        setScaleFlags(u, lb, u[row + F.LAST_WSCALE]!, lastFlags);
+        resetDirection(u, row + F.TD + 5 * dir);
         break;
       }
-      t.set(i, F.LAST_INDEX, index);
-      t.set(i, F.LAST_DIR, dir);
-      t.set(i, F.LAST_SEQ, h.tcpSeq);
-      t.set(i, F.LAST_END, segmentEnd(h));
-      t.set(i, F.LAST_WIN, h.tcpWindow);
+      u[row + F.LAST_INDEX] = index;
+      u[row + F.LAST_DIR] = dir;
+      u[row + F.LAST_SEQ] = h.tcpSeq;
+      u[row + F.LAST_END] = segmentEnd(h);
+      u[row + F.LAST_WIN] = h.tcpWindow;
       if (index === TcpIndex.SYN && dir === CtDir.ORIGINAL) {
         scratchDirection.fill(0);
         parseOptions(bytes, h, scratchDirection, 0);
@@ -421,10 +423,10 @@ export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Arr
         }
         if (seenFlags & TcpCtFlag.SACK_PERM) lastFlags |= TcpCtFlag.SACK_PERM;
         if (oldState === TcpCt.LAST_ACK) lastFlags |= TcpCtFlag.EXP_CHALLENGE_ACK;
-        t.set(i, F.LAST_FLAGS, lastFlags);
-        t.set(i, F.LAST_WSCALE, lastWscale);
+        u[row + F.LAST_FLAGS] = lastFlags;
+        u[row + F.LAST_WSCALE] = lastWscale;
       }
-      if (oldState === TcpCt.SYN_SENT && index === TcpIndex.ACK && dir === CtDir.REPLY) t.set(i, F.LAST_ACK, h.tcpAck);
+      if (oldState === TcpCt.SYN_SENT && index === TcpIndex.ACK && dir === CtDir.REPLY) u[row + F.LAST_ACK] = h.tcpAck;
       return CtVerdict.ACCEPT;
     }
     case TcpCt.IV:
@@ -433,19 +435,19 @@ export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Arr
       if (
         oldState === TcpCt.LAST_ACK &&
         index === TcpIndex.ACK &&
-        t.get(i, F.LAST_DIR) !== dir &&
-        t.get(i, F.LAST_INDEX) === TcpIndex.SYN &&
-        t.get(i, F.LAST_FLAGS) & TcpCtFlag.EXP_CHALLENGE_ACK
+        u[row + F.LAST_DIR]! !== dir &&
+        u[row + F.LAST_INDEX]! === TcpIndex.SYN &&
+        u[row + F.LAST_FLAGS]! & TcpCtFlag.EXP_CHALLENGE_ACK
       ) {
-        t.set(i, F.LAST_FLAGS, t.get(i, F.LAST_FLAGS) & ~TcpCtFlag.EXP_CHALLENGE_ACK);
+        u[row + F.LAST_FLAGS] = u[row + F.LAST_FLAGS]! & ~TcpCtFlag.EXP_CHALLENGE_ACK;
         return CtVerdict.ACCEPT;
       }
       break;
     case TcpCt.SYN_SENT2:
-      t.set(i, F.LAST_FLAGS, t.get(i, F.LAST_FLAGS) | TcpCtFlag.SIMULTANEOUS_OPEN);
+      u[row + F.LAST_FLAGS] = u[row + F.LAST_FLAGS]! | TcpCtFlag.SIMULTANEOUS_OPEN;
       break;
     case TcpCt.SYN_RECV:
-      if (dir === CtDir.REPLY && index === TcpIndex.ACK && t.get(i, F.LAST_FLAGS) & TcpCtFlag.SIMULTANEOUS_OPEN) {
+      if (dir === CtDir.REPLY && index === TcpIndex.ACK && u[row + F.LAST_FLAGS]! & TcpCtFlag.SIMULTANEOUS_OPEN) {
         newState = TcpCt.ESTABLISHED;
       }
       break;
@@ -455,27 +457,27 @@ export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Arr
         checkWindow = false;
         break;
       }
-      const ob = t.tdBase(i, 1 - dir);
-      const established = oldState === TcpCt.ESTABLISHED && (t.status(i) & Ips.ASSURED) !== 0;
-      if (flagsOf(u, ob) & TcpCtFlag.MAXACK_SET && t.get(i, F.LAST_INDEX) !== TcpIndex.SYN) {
+      const ob = row + F.TD + 5 * (1 - dir);
+      const established = oldState === TcpCt.ESTABLISHED && (u[row + F.STATUS]! & Ips.ASSURED) !== 0;
+      if (flagsOf(u, ob) & TcpCtFlag.MAXACK_SET && u[row + F.LAST_INDEX]! !== TcpIndex.SYN) {
         const seq = h.tcpSeq;
         const maxAck = u[ob + TD_MAXACK]!;
         if (seq === 0 && !established) break;
         if (before(seq, maxAck) && !ct.config.tcpIgnoreInvalidRst) return CtVerdict.INVALID;
         if (!established || seq === maxAck) break;
-        if (t.get(i, F.LAST_INDEX) === TcpIndex.ACK && t.get(i, F.LAST_DIR) === dir && seq === t.get(i, F.LAST_END)) break;
+        if (u[row + F.LAST_INDEX]! === TcpIndex.ACK && u[row + F.LAST_DIR]! === dir && seq === u[row + F.LAST_END]!) break;
         newState = oldState;
       }
-      const st = t.status(i);
-      const lastIndex = t.get(i, F.LAST_INDEX);
+      const st = u[row + F.STATUS]!;
+      const lastIndex = u[row + F.LAST_INDEX]!;
       if (
         ((st & Ips.SEEN_REPLY && lastIndex === TcpIndex.SYN) || (!(st & Ips.ASSURED) && lastIndex === TcpIndex.ACK)) &&
-        h.tcpAck === t.get(i, F.LAST_END)
+        h.tcpAck === u[row + F.LAST_END]!
       ) {
         checkWindow = false;
         break;
       }
-      if (oldState === TcpCt.SYN_SENT && lastIndex === TcpIndex.ACK && t.get(i, F.LAST_DIR) === CtDir.REPLY && h.tcpSeq === t.get(i, F.LAST_ACK)) {
+      if (oldState === TcpCt.SYN_SENT && lastIndex === TcpIndex.ACK && u[row + F.LAST_DIR]! === CtDir.REPLY && h.tcpSeq === u[row + F.LAST_ACK]!) {
         checkWindow = false;
       }
       break;
@@ -493,25 +495,25 @@ export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Arr
     }
   }
 
-  t.set(i, F.LAST_INDEX, index);
-  t.set(i, F.LAST_DIR, dir);
-  t.set(i, F.TCP_STATE, newState);
+  u[row + F.LAST_INDEX] = index;
+  u[row + F.LAST_DIR] = dir;
+  u[row + F.TCP_STATE] = newState;
   if (oldState !== newState && newState === TcpCt.FIN_WAIT) {
-    const b = t.tdBase(i, dir);
+    const b = row + F.TD + 5 * dir;
     setScaleFlags(u, b, scaleOf(u, b), flagsOf(u, b) | TcpCtFlag.CLOSE_INIT);
   }
 
   const to = ct.config.timeouts;
   const stateTimeout = timeoutFor(to, newState);
   let timeout: number;
-  if (t.get(i, F.RETRANS) >= ct.config.tcpMaxRetransCount && stateTimeout > to.tcpMaxRetrans) timeout = to.tcpMaxRetrans;
+  if (u[row + F.RETRANS]! >= ct.config.tcpMaxRetransCount && stateTimeout > to.tcpMaxRetrans) timeout = to.tcpMaxRetrans;
   else if (index === TcpIndex.RST) timeout = to.tcpClose;
-  else if ((flagsOf(u, t.tdBase(i, 0)) | flagsOf(u, t.tdBase(i, 1))) & TcpCtFlag.DATA_UNACKNOWLEDGED && stateTimeout > to.tcpUnacknowledged) {
+  else if ((flagsOf(u, row + F.TD) | flagsOf(u, row + F.TD + 5)) & TcpCtFlag.DATA_UNACKNOWLEDGED && stateTimeout > to.tcpUnacknowledged) {
     timeout = to.tcpUnacknowledged;
-  } else if (t.get(i, F.LAST_WIN) === 0 && stateTimeout > to.tcpMaxRetrans) timeout = to.tcpMaxRetrans;
+  } else if (u[row + F.LAST_WIN]! === 0 && stateTimeout > to.tcpMaxRetrans) timeout = to.tcpMaxRetrans;
   else timeout = stateTimeout;
 
-  const status = t.status(i);
+  const status = u[row + F.STATUS]!;
   if (!(status & Ips.SEEN_REPLY)) {
     if (flags & TcpFlagBit.RST) {
       ct.kill(i);
