@@ -10,6 +10,8 @@ export const MAX_PENDING_EVENTS = 2 ** SLOT_BITS;
 export const SLOT_MASK = MAX_PENDING_EVENTS - 1;
 /** Generations cycle through 1 .. 2^29 - 1, so ids stay below 2^53 (exact in a double). */
 const GENERATION_LIMIT = 2 ** 29;
+/** The first id of generation GENERATION_LIMIT, which wraps to generation 1. */
+const ID_LIMIT = GENERATION_LIMIT * MAX_PENDING_EVENTS;
 const INITIAL_SLOTS = 256;
 
 export class EventSlots {
@@ -49,9 +51,11 @@ export class EventSlots {
       if (this.used === this.ids.length) this.grow();
       slot = this.used++;
     }
-    const lastGeneration = Math.floor(-this.ids[slot]! / MAX_PENDING_EVENTS);
-    const generation = lastGeneration >= GENERATION_LIMIT - 1 ? 1 : lastGeneration + 1;
-    const id = generation * MAX_PENDING_EVENTS + slot;
+    // The next generation of a freed slot is its last id plus one generation, without splitting the
+    // id into generation and slot (no division per event); a never-used slot (0) starts at generation 1.
+    const last = this.ids[slot]!;
+    let id = last < 0 ? MAX_PENDING_EVENTS - last : MAX_PENDING_EVENTS + slot;
+    if (id >= ID_LIMIT) id = MAX_PENDING_EVENTS + slot;
     this.ids[slot] = id;
     this.handlers[2 * slot] = fn;
     this.handlers[2 * slot + 1] = arg;
