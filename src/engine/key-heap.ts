@@ -1,26 +1,20 @@
-// A binary min-heap of (time, seq, value) triples kept inline in one Float64Array, ordered by time
-// then seq. No object per entry: moving an entry moves three numbers. Grows by doubling.
+// A binary min-heap of (time, seq, value) triples kept inline in three Float64Arrays, ordered by
+// time then seq. No object per entry: moving an entry moves three numbers. Grows by doubling.
 // (Measured against 4-ary and bottom-up variants on the hold model: binary was as fast or faster.)
-//
-// Layout: node k (1-based: the root is node 1, the children of k are 2k and 2k + 1) occupies the
-// four doubles at 4k: time, seq, value and one unused, so a node is 32 bytes and the two children a
-// sift compares (2k at 64k bytes) share one 64-byte cache line. Three separate arrays cost up to
-// three lines per level: the heap holds every pending timer and delivery, more than the L1 cache.
 
 const INITIAL_CAPACITY = 256;
-const STRIDE = 4;
-const SEQ = 1;
-const VALUE = 2;
 
 export class KeyHeap {
-  private nodes: Float64Array;
-  /** Nodes the array has room for (1..capacity). */
-  private capacity: number;
+  private times: Float64Array;
+  private seqs: Float64Array;
+  private values: Float64Array;
   private count = 0;
 
   constructor(initialCapacity: number = INITIAL_CAPACITY) {
-    this.capacity = Math.max(2, initialCapacity | 0);
-    this.nodes = new Float64Array((this.capacity + 1) * STRIDE);
+    const cap = Math.max(2, initialCapacity | 0);
+    this.times = new Float64Array(cap);
+    this.seqs = new Float64Array(cap);
+    this.values = new Float64Array(cap);
   }
 
   get size(): number {
@@ -29,100 +23,100 @@ export class KeyHeap {
 
   /** Time of the smallest entry; only meaningful when size > 0. */
   topTime(): number {
-    return this.nodes[STRIDE]!;
+    return this.times[0]!;
   }
 
   /** Value of the smallest entry; only meaningful when size > 0. */
   topValue(): number {
-    return this.nodes[STRIDE + VALUE]!;
+    return this.values[0]!;
   }
 
   push(time: number, seq: number, value: number): void {
-    if (this.count === this.capacity) this.grow();
-    const nodes = this.nodes;
-    let k = ++this.count;
-    while (k > 1) {
-      const p = k >> 1;
-      const pb = p * STRIDE;
-      const pt = nodes[pb]!;
-      if (pt < time || (pt === time && nodes[pb + SEQ]! < seq)) break;
-      const kb = k * STRIDE;
-      nodes[kb] = pt;
-      nodes[kb + SEQ] = nodes[pb + SEQ]!;
-      nodes[kb + VALUE] = nodes[pb + VALUE]!;
-      k = p;
+    if (this.count === this.times.length) this.grow();
+    const times = this.times;
+    const seqs = this.seqs;
+    const values = this.values;
+    let i = this.count++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pt = times[p]!;
+      if (pt < time || (pt === time && seqs[p]! < seq)) break;
+      times[i] = pt;
+      seqs[i] = seqs[p]!;
+      values[i] = values[p]!;
+      i = p;
     }
-    const kb = k * STRIDE;
-    nodes[kb] = time;
-    nodes[kb + SEQ] = seq;
-    nodes[kb + VALUE] = value;
+    times[i] = time;
+    seqs[i] = seq;
+    values[i] = value;
   }
 
   /** Removes the smallest entry (no-op when empty). */
   removeTop(): void {
     if (this.count === 0) return;
-    const lb = this.count * STRIDE;
-    if (--this.count === 0) return;
-    const nodes = this.nodes;
-    this.siftDown(1, nodes[lb]!, nodes[lb + SEQ]!, nodes[lb + VALUE]!);
+    const last = --this.count;
+    if (last === 0) return;
+    this.siftDown(0, this.times[last]!, this.seqs[last]!, this.values[last]!);
   }
 
   /** Keeps only entries whose value passes `keep`, then restores heap order in O(n). */
   retain(keep: (value: number) => boolean): void {
-    const nodes = this.nodes;
+    const times = this.times;
+    const seqs = this.seqs;
+    const values = this.values;
     let n = 0;
-    for (let k = 1; k <= this.count; k++) {
-      const kb = k * STRIDE;
-      const v = nodes[kb + VALUE]!;
+    for (let i = 0; i < this.count; i++) {
+      const v = values[i]!;
       if (!keep(v)) continue;
-      const nb = ++n * STRIDE;
-      nodes[nb] = nodes[kb]!;
-      nodes[nb + SEQ] = nodes[kb + SEQ]!;
-      nodes[nb + VALUE] = v;
+      times[n] = times[i]!;
+      seqs[n] = seqs[i]!;
+      values[n] = v;
+      n++;
     }
     this.count = n;
-    for (let k = n >> 1; k >= 1; k--) {
-      const kb = k * STRIDE;
-      this.siftDown(k, nodes[kb]!, nodes[kb + SEQ]!, nodes[kb + VALUE]!);
-    }
+    for (let i = (n - 2) >> 1; i >= 0; i--) this.siftDown(i, times[i]!, seqs[i]!, values[i]!);
   }
 
-  /** Places (time, seq, value) at hole `k` and moves it down until its children are not smaller. */
-  private siftDown(k: number, time: number, seq: number, value: number): void {
-    const nodes = this.nodes;
+  /** Places (time, seq, value) at hole `i` and moves it down until its children are not smaller. */
+  private siftDown(i: number, time: number, seq: number, value: number): void {
+    const times = this.times;
+    const seqs = this.seqs;
+    const values = this.values;
     const n = this.count;
     for (;;) {
-      let c = 2 * k;
-      if (c > n) break;
-      let cb = c * STRIDE;
-      let ct = nodes[cb]!;
-      if (c < n) {
-        const rb = cb + STRIDE;
-        const rt = nodes[rb]!;
-        if (rt < ct || (rt === ct && nodes[rb + SEQ]! < nodes[cb + SEQ]!)) {
-          c++;
-          cb = rb;
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      let ct = times[c]!;
+      const r = c + 1;
+      if (r < n) {
+        const rt = times[r]!;
+        if (rt < ct || (rt === ct && seqs[r]! < seqs[c]!)) {
+          c = r;
           ct = rt;
         }
       }
-      const cs = nodes[cb + SEQ]!;
+      const cs = seqs[c]!;
       if (time < ct || (time === ct && seq < cs)) break;
-      const kb = k * STRIDE;
-      nodes[kb] = ct;
-      nodes[kb + SEQ] = cs;
-      nodes[kb + VALUE] = nodes[cb + VALUE]!;
-      k = c;
+      times[i] = ct;
+      seqs[i] = cs;
+      values[i] = values[c]!;
+      i = c;
     }
-    const kb = k * STRIDE;
-    nodes[kb] = time;
-    nodes[kb + SEQ] = seq;
-    nodes[kb + VALUE] = value;
+    times[i] = time;
+    seqs[i] = seq;
+    values[i] = value;
   }
 
   private grow(): void {
-    this.capacity *= 2;
-    const nodes = new Float64Array((this.capacity + 1) * STRIDE);
-    nodes.set(this.nodes);
-    this.nodes = nodes;
+    const cap = this.times.length * 2;
+    const times = new Float64Array(cap);
+    const seqs = new Float64Array(cap);
+    const values = new Float64Array(cap);
+    times.set(this.times);
+    seqs.set(this.seqs);
+    values.set(this.values);
+    this.times = times;
+    this.seqs = seqs;
+    this.values = values;
   }
 }
