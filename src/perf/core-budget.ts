@@ -41,10 +41,11 @@ export class CoreBudget implements AppGate {
   /** CPU ns all counted work of the namespaces costs under the model (cumulative). */
   totalCpuNs(): number {
     const w = this.work;
-    w.counts.fill(0);
+    const n = w.counts;
+    // A plain loop: TypedArray.fill is a builtin call, dearer than zeroing these few doubles inline.
+    for (let i = 0; i < n.length; i++) n[i] = 0;
     collectSide(this.namespaces, w, this.offload);
     // Work.cpuNs(model), term for term in the same order (the same float result).
-    const n = w.counts;
     const k = this.costs;
     const scale = this.scale;
     let total = 0;
