@@ -10,7 +10,7 @@ import type { MapStats } from "../../datapath/maps/errors.js";
 import type { PolicyMap } from "../../datapath/maps/policy.js";
 import { BridgeDevice } from "../net/bridge.js";
 import { DeviceKind, type NetDevice } from "../net/device.js";
-import type { Netfilter } from "../net/netfilter/netfilter.js";
+import type { NfTable } from "../net/netfilter/table/table.js";
 import type { NetNamespace } from "../net/stack/namespace.js";
 import { udpPayloadBytes } from "../net/udp-socket.js";
 import { VxlanDevice, VXLAN_OVERHEAD } from "../net/vxlan.js";
@@ -64,13 +64,27 @@ export function collectDevice(dev: NetDevice, w: Work, options: CollectOptions =
   if (dev.tcEgress !== null) w.add(STEP.bpfProgram, s.txPackets);
 }
 
+/**
+ * The counter holders of a namespace that collectNamespace would otherwise look up by name at every
+ * read (its four netfilter tables), resolved once: they are fixed for the namespace's life.
+ */
+export interface NamespaceSources {
+  readonly ns: NetNamespace;
+  /** raw, mangle, nat and filter, in that order. */
+  readonly tables: readonly NfTable[];
+}
+
+export function namespaceSources(ns: NetNamespace): NamespaceSources {
+  const nf = ns.netfilter;
+  return { ns, tables: [nf.table("raw"), nf.table("mangle"), nf.table("nat"), nf.table("filter")] };
+}
+
 /** Adds the tables' traversals (one ipt_do_table call each), the rules they evaluated and the match modules those called. */
-function addRuleWork(nf: Netfilter, w: Work): void {
-  // The four tables by name rather than in a loop: each lookup is then a fixed property read.
-  const raw = nf.table("raw");
-  const mangle = nf.table("mangle");
-  const nat = nf.table("nat");
-  const filter = nf.table("filter");
+function addRuleWork(tables: readonly NfTable[], w: Work): void {
+  const raw = tables[0]!;
+  const mangle = tables[1]!;
+  const nat = tables[2]!;
+  const filter = tables[3]!;
   w.add(STEP.netfilterHook, raw.traversals + mangle.traversals + nat.traversals + filter.traversals);
   w.add(STEP.netfilterRule, raw.rulesEvaluated + mangle.rulesEvaluated + nat.rulesEvaluated + filter.rulesEvaluated);
   w.add(STEP.netfilterMatch, raw.matchesEvaluated + mangle.matchesEvaluated + nat.matchesEvaluated + filter.matchesEvaluated);
@@ -82,6 +96,12 @@ function addRuleWork(nf: Netfilter, w: Work): void {
  * plus its devices except `skip` (devices charged elsewhere, e.g. a pod's host-side veth).
  */
 export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView | null, skip: ReadonlySet<NetDevice> = NO_DEVICES, options: CollectOptions = OFFLOADED): void {
+  collectNamespaceSources(namespaceSources(ns), w, tcp, skip, options);
+}
+
+/** collectNamespace for a namespace whose sources a frequent reader (a CPU budget's tick) resolved once. */
+export function collectNamespaceSources(sources: NamespaceSources, w: Work, tcp: TcpCounterView | null, skip: ReadonlySet<NetDevice> = NO_DEVICES, options: CollectOptions = OFFLOADED): void {
+  const ns = sources.ns;
   let tunnelDatagrams = 0;
   // Read at every CPU-budget tick of a bench cell: an empty skip set costs no lookup per device.
   const skipping = skip.size > 0;
@@ -93,7 +113,7 @@ export function collectNamespace(ns: NetNamespace, w: Work, tcp: TcpCounterView 
   w.add(STEP.parse, ip.InReceives);
   w.add(STEP.routeLookup, ip.InReceives + ip.OutRequests);
   const nf = ns.netfilter;
-  addRuleWork(nf, w);
+  addRuleWork(sources.tables, w);
   w.add(STEP.natRewrite, nf.nat.rewrites);
   const ct = nf.conntrack.stats;
   w.add(STEP.conntrackLookup, ct.found + ct.insert);

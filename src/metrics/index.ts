@@ -4,7 +4,18 @@
 export { COST_STEPS, DEFAULT_COST_MODEL, STEP, clockScale, costSources, type CostModel, type CostStep, type StepCost } from "./cost-model.js";
 export { costModelFromSpec, type CostConfigError } from "./cost-config.js";
 export { Work } from "./work.js";
-export { collectDevice, collectMaps, collectNamespace, collectPolicy, collectTcp, OFFLOADED, type CollectOptions } from "./collect.js";
+export {
+  collectDevice,
+  collectMaps,
+  collectNamespace,
+  collectNamespaceSources,
+  collectPolicy,
+  collectTcp,
+  namespaceSources,
+  OFFLOADED,
+  type CollectOptions,
+  type NamespaceSources,
+} from "./collect.js";
 export type { MeteredCluster, MeteredNode, MeteredPod, TcpCounterView } from "./metered.js";
 export { USAGE_ANNOTATIONS, usageFromAnnotations, type DeclaredUsage, type UsageError } from "./usage.js";
 export { accountCluster, accountNode, accountPod, podWork, type Accounts, type NodeAccount, type PodAccount } from "./accountant.js";

@@ -7,7 +7,7 @@
 import { clockScale, COST_STEPS, Work, type CostModel } from "../metrics/index.js";
 import type { AppGate } from "../cluster/workloads/iperf/index.js";
 import type { NetNamespace } from "../net/stack/index.js";
-import { collectSide } from "./side-work.js";
+import { collectSideSources, sideSources, type SideSource } from "./side-work.js";
 
 export class CoreBudget implements AppGate {
   private readonly work = new Work();
@@ -21,9 +21,11 @@ export class CoreBudget implements AppGate {
   /** The model's (packet, byte, batch) ns per step in Work's layout, read once rather than by name at every tick. */
   private readonly costs: Float64Array;
   private readonly scale: number;
+  /** The namespaces' counter holders, resolved once rather than looked up at every tick. */
+  private readonly side: readonly SideSource[];
 
   constructor(
-    private readonly namespaces: readonly NetNamespace[],
+    namespaces: readonly NetNamespace[],
     private readonly model: CostModel,
     /** Cores serving the flows on this node. */
     readonly cores: number,
@@ -36,6 +38,7 @@ export class CoreBudget implements AppGate {
       this.costs.set([c.packetNs, c.byteNs, c.batchNs], i * 3);
     });
     this.scale = clockScale(model);
+    this.side = sideSources(namespaces);
   }
 
   /** CPU ns all counted work of the namespaces costs under the model (cumulative). */
@@ -44,7 +47,7 @@ export class CoreBudget implements AppGate {
     const n = w.counts;
     // A plain loop: TypedArray.fill is a builtin call, dearer than zeroing these few doubles inline.
     for (let i = 0; i < n.length; i++) n[i] = 0;
-    collectSide(this.namespaces, w, this.offload);
+    collectSideSources(this.side, w, this.offload);
     // Work.cpuNs(model), term for term in the same order (the same float result).
     const k = this.costs;
     const scale = this.scale;

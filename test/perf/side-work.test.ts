@@ -13,7 +13,7 @@ import { UdpSocket } from "../../src/net/udp-socket.js";
 import { GRO_TYPICAL_FLUSH_NS, TcpStack } from "../../src/net/tcp/index.js";
 import { clusterYaml, CLIENT_POD, SERVER_POD } from "../../src/perf/cluster-yaml.js";
 import { FLAVOURS } from "../../src/perf/flavours.js";
-import { collectSide } from "../../src/perf/side-work.js";
+import { collectSide, collectSideSources, sideSources } from "../../src/perf/side-work.js";
 
 function cluster(mtu: number): ClusterRuntime {
   const r = buildCluster(loadText(clusterYaml({ flavour: FLAVOURS["flannel-vxlan"], linkGbps: 10, hostMtu: mtu, podMtu: mtu - 50, seed: 5 }), "bench.yaml"));
@@ -76,4 +76,24 @@ test("without offloads TCP checksums every payload byte it receives", () => {
   const { server, rxBytes } = tcpRun(false);
   assert.ok(rxBytes > 0);
   assert.ok(server.bytes("checksum") >= rxBytes);
+});
+
+test("a side's counter holders resolved once (as a CPU budget holds them) read the same work as a fresh lookup, after rule edits and traffic", () => {
+  const rt = cluster(9000);
+  const c = rt.pod(CLIENT_POD)!;
+  const s = rt.pod(SERVER_POD)!;
+  const sides = [c.ns, rt.node("a2")!.ns, s.ns, rt.node("a3")!.ns];
+  const resolved = sideSources(sides);
+  // Rules edited after the holders were resolved: the tables change in place.
+  for (const ns of sides) assert.ok(ns.netfilter.table("filter").append("FORWARD", { target: { kind: "ACCEPT" } }).ok);
+  const t = new IperfTcpTest(c.ns, s.ns, s.ip, { durationNs: 5_000_000, streams: 1 });
+  assert.ok(t.start().ok);
+  for (let i = 0; i < 100 && t.result === null; i++) rt.runFor(5_000_000);
+  assert.ok(t.result?.ok);
+  const fresh = new Work();
+  collectSide(sides, fresh, true);
+  const cached = new Work();
+  collectSideSources(resolved, cached, true);
+  assert.ok(fresh.packets("netfilterRule") > 0 && fresh.packets("tcpSegment") > 0, "the run did rule and TCP work");
+  assert.deepEqual([...cached.counts], [...fresh.counts]);
 });
