@@ -83,7 +83,7 @@ export abstract class NetDevice {
   /**
    * What receive and transmit read per frame, in one object of one class: the device classes are many,
    * so reads on `this` in these shared paths are megamorphic, while reads on this object stay
-   * monomorphic. The public fields below are views of it.
+   * monomorphic. The up, stack and master properties are views of it.
    */
   private readonly io: DeviceIo;
 
@@ -113,26 +113,10 @@ export abstract class NetDevice {
     this.io.master = value;
   }
 
-  get xdp(): AttachedProgram | null {
-    return this.io.xdp;
-  }
-  set xdp(value: AttachedProgram | null) {
-    this.io.xdp = value;
-  }
-
-  get tcIngress(): AttachedProgram | null {
-    return this.io.tcIngress;
-  }
-  set tcIngress(value: AttachedProgram | null) {
-    this.io.tcIngress = value;
-  }
-
-  get tcEgress(): AttachedProgram | null {
-    return this.io.tcEgress;
-  }
-  set tcEgress(value: AttachedProgram | null) {
-    this.io.tcEgress = value;
-  }
+  // Hooks stay plain fields: they are read per frame only when set, and the metrics read them for every device.
+  xdp: AttachedProgram | null = null;
+  tcIngress: AttachedProgram | null = null;
+  tcEgress: AttachedProgram | null = null;
 
   readonly taps: CaptureTap[] = [];
   readonly stats: DeviceStats = {
@@ -169,7 +153,7 @@ export abstract class NetDevice {
     skb.hops++;
     const taps = io.taps;
     for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "rx", skb, io.world.sim.now);
-    if ((io.xdp !== null || io.tcIngress !== null) && !this.ingressHooks(skb)) return;
+    if ((this.xdp !== null || this.tcIngress !== null) && !this.ingressHooks(skb)) return;
     if (io.master !== null) io.master.handleFrame(this, skb);
     else if (io.stack !== null) io.stack.input(this, skb);
     else this.dropReceived(skb, DropReason.NO_STACK, "net/device:rx-no-stack");
@@ -196,7 +180,7 @@ export abstract class NetDevice {
       this.world.drop(skb, this.site("tx"), DropReason.LINK_DOWN, "net/device:tx-down", this.l2);
       return;
     }
-    if (io.tcEgress !== null && !this.runHook(io.tcEgress, skb, HookPoint.TC_EGRESS)) return;
+    if (this.tcEgress !== null && !this.runHook(this.tcEgress, skb, HookPoint.TC_EGRESS)) return;
     if (skb.gsoSize !== 0 && !io.features.gso) {
       this.segmentAndXmit(skb);
       return;
@@ -264,9 +248,6 @@ class DeviceIo {
   isUp = true;
   stack: StackPort | null = null;
   master: MasterPort | null = null;
-  xdp: AttachedProgram | null = null;
-  tcIngress: AttachedProgram | null = null;
-  tcEgress: AttachedProgram | null = null;
 
   constructor(
     readonly ifindex: number,
