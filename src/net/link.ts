@@ -10,7 +10,8 @@ import { consumeSkb } from "../skb/buffer-pool.js";
 import { gsoHeaderLength, gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeliveryKind } from "../trace/ledger.js";
-import type { NetDevice } from "./device.js";
+import type { Simulator } from "../engine/simulator.js";
+import type { DeviceStats, NetDevice } from "./device.js";
 import type { NetWorld } from "./world.js";
 
 /**
@@ -91,6 +92,9 @@ class LinkDirection {
   private readonly l2: number;
   /** Wire bytes per frame beyond its own (preamble, FCS, gap on Ethernet). */
   private readonly overhead: number;
+  /** The receiving device's counters (read here, not through `to`: device reads are megamorphic). */
+  private readonly toStats: DeviceStats;
+  private readonly sim: Simulator;
 
   constructor(
     private readonly link: Link,
@@ -100,6 +104,8 @@ class LinkDirection {
     this.deliver = (arg: unknown) => this.arrive(arg as SkBuff);
     this.l2 = from.l2 ? 14 : 0;
     this.overhead = from.l2 ? ETHERNET_WIRE_OVERHEAD : 0;
+    this.toStats = to.stats;
+    this.sim = link.world.sim;
   }
 
   /** Ends skb as dropped on this direction's sending side (the drop site is built only here, off the hot path). */
@@ -133,7 +139,7 @@ class LinkDirection {
       this.dropAt(skb, DropReason.MTU_EXCEEDED, "net/link:mtu");
       return;
     }
-    const sim = link.world.sim;
+    const sim = this.sim;
     const now = sim.now;
     const backlogNs = this.busyUntil > now ? this.busyUntil - now : 0;
     const backlogBytes = (backlogNs * p.bandwidthBps) / 8e9;
@@ -183,7 +189,7 @@ class LinkDirection {
         this.busyUntil = end;
         this.stats.sent += segs;
         this.stats.bytes += segs * hdr + payload;
-        world.sim.scheduleAt(end + p.latencyNs, this.deliver, skb);
+        this.sim.scheduleAt(end + p.latencyNs, this.deliver, skb);
         return;
       }
     }
@@ -268,8 +274,8 @@ class LinkDirection {
       // napi_gro_receive: the segments are handed up as one merged skb.
       const segs = skb.gsoSegs > 0 ? skb.gsoSegs : 1;
       this.stats.delivered += segs;
-      this.to.stats.rxGroPackets++;
-      this.to.stats.rxGroSegments += segs;
+      this.toStats.rxGroPackets++;
+      this.toStats.rxGroSegments += segs;
     } else {
       this.stats.delivered++;
     }
