@@ -85,7 +85,8 @@ export class BridgeDevice extends NetDevice implements MasterPort {
   private mtuSet: boolean;
   /** Port table by index (null = removed); FDB entries store the index. */
   private readonly portTable: (BridgePort | null)[] = [];
-  private readonly byIfindex = new Map<number, BridgePort>();
+  /** Ports by their device's ifindex (a sparse array: ifindexes are small, and it is read per frame). */
+  private readonly byIfindex: (BridgePort | undefined)[] = [];
   /** Ports in the kernel's port_list order (newest first), the order floods visit them. */
   private floodOrder: BridgePort[] = [];
   /** Per-recursion-depth scratch lists of flood targets (a flood may re-enter the bridge). */
@@ -111,7 +112,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
     if (dev.master !== null) return fail("device is already enslaved (EBUSY)");
     const port = new BridgePort(dev, this.portTable.length, flags);
     this.portTable.push(port);
-    this.byIfindex.set(dev.ifindex, port);
+    this.byIfindex[dev.ifindex] = port;
     this.floodOrder = [port, ...this.floodOrder];
     dev.master = this;
     this.addLocal(dev.mac, port.index);
@@ -122,9 +123,9 @@ export class BridgeDevice extends NetDevice implements MasterPort {
 
   /** Releases dev (br_del_if): forgets every FDB entry through it, recomputes MTU and MAC. */
   removePort(dev: NetDevice): boolean {
-    const port = this.byIfindex.get(dev.ifindex);
+    const port = this.byIfindex[dev.ifindex];
     if (port === undefined) return false;
-    this.byIfindex.delete(dev.ifindex);
+    this.byIfindex[dev.ifindex] = undefined;
     this.portTable[port.index] = null;
     this.floodOrder = this.floodOrder.filter((p) => p !== port);
     dev.master = null;
@@ -136,7 +137,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
   }
 
   port(dev: NetDevice): BridgePort | undefined {
-    return this.byIfindex.get(dev.ifindex);
+    return this.byIfindex[dev.ifindex];
   }
 
   get ports(): readonly BridgePort[] {
@@ -165,7 +166,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
 
   /** `bridge fdb add MAC dev PORT master static`: a static entry (never ages, still moved by learning). */
   addStatic(mac: number, dev: NetDevice, sticky = false): Result<number, BridgeError> {
-    const port = this.byIfindex.get(dev.ifindex);
+    const port = this.byIfindex[dev.ifindex];
     if (port === undefined) return err({ bridge: this.name, device: dev.name, reason: "not a port of this bridge" });
     const flags = FdbFlag.STATIC | FdbFlag.ADDED_BY_USER | (sticky ? FdbFlag.STICKY : 0);
     return ok(this.fdb.set(mac, port.index, flags, this.world.sim.now));
@@ -179,7 +180,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
   // ---- frames from ports (br_handle_frame) -------------------------------------------------
 
   handleFrame(dev: NetDevice, skb: SkBuff): void {
-    const port = this.byIfindex.get(dev.ifindex);
+    const port = this.byIfindex[dev.ifindex];
     if (port === undefined) {
       this.world.drop(skb, dev.site("bridge"), DropReason.NO_STACK, "net/bridge:not-a-port", true);
       return;

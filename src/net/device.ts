@@ -80,22 +80,44 @@ export abstract class NetDevice {
   abstract readonly kind: DeviceKind;
   /** True when frames carry an Ethernet header; false for L3 devices such as tunl0. */
   readonly l2: boolean = true;
-  private isUp = true;
-  stack: StackPort | null = null;
-  master: MasterPort | null = null;
+  /**
+   * What receive and transmit read per frame, in one object of one class: the device classes are many,
+   * so reads on `this` in these shared paths are megamorphic, while reads on this object stay
+   * monomorphic. The up, stack and master properties are views of it.
+   */
+  private readonly io: DeviceIo;
+
+  get up(): boolean {
+    return this.io.isUp;
+  }
+
+  set up(value: boolean) {
+    if (value === this.io.isUp) return;
+    this.io.isUp = value;
+    linkStateEpoch++;
+  }
+
+  /** The namespace the device delivers to (null when it is in none). */
+  get stack(): StackPort | null {
+    return this.io.stack;
+  }
+  set stack(value: StackPort | null) {
+    this.io.stack = value;
+  }
+
+  /** The bridge (or other master) it is enslaved to. */
+  get master(): MasterPort | null {
+    return this.io.master;
+  }
+  set master(value: MasterPort | null) {
+    this.io.master = value;
+  }
+
+  // Hooks stay plain fields: they are read per frame only when set, and the metrics read them for every device.
   xdp: AttachedProgram | null = null;
   tcIngress: AttachedProgram | null = null;
   tcEgress: AttachedProgram | null = null;
 
-  get up(): boolean {
-    return this.isUp;
-  }
-
-  set up(value: boolean) {
-    if (value === this.isUp) return;
-    this.isUp = value;
-    linkStateEpoch++;
-  }
   readonly taps: CaptureTap[] = [];
   readonly stats: DeviceStats = {
     rxPackets: 0, rxBytes: 0, txPackets: 0, txBytes: 0, rxDropped: 0, txDropped: 0, rxGroPackets: 0, rxGroSegments: 0, txGsoSegmented: 0,
@@ -109,6 +131,7 @@ export abstract class NetDevice {
     public mtu: number,
   ) {
     this.ifindex = world.allocIfindex();
+    this.io = new DeviceIo(this.ifindex, this.stats, this.taps, this.features, world);
   }
 
   get nodeName(): string {
@@ -117,21 +140,22 @@ export abstract class NetDevice {
 
   /** A frame arrives from the medium (peer veth, link, tunnel decap). */
   receive(skb: SkBuff): void {
-    const stats = this.stats;
-    if (!this.isUp) {
+    const io = this.io;
+    const stats = io.stats;
+    if (!io.isUp) {
       stats.rxDropped++;
       this.dropReceived(skb, DropReason.LINK_DOWN, "net/device:rx-down");
       return;
     }
     stats.rxPackets++;
     stats.rxBytes += skb.tail - skb.head;
-    skb.ifindex = this.ifindex;
+    skb.ifindex = io.ifindex;
     skb.hops++;
-    const taps = this.taps;
-    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "rx", skb, this.world.sim.now);
+    const taps = io.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "rx", skb, io.world.sim.now);
     if ((this.xdp !== null || this.tcIngress !== null) && !this.ingressHooks(skb)) return;
-    if (this.master !== null) this.master.handleFrame(this, skb);
-    else if (this.stack !== null) this.stack.input(this, skb);
+    if (io.master !== null) io.master.handleFrame(this, skb);
+    else if (io.stack !== null) io.stack.input(this, skb);
     else this.dropReceived(skb, DropReason.NO_STACK, "net/device:rx-no-stack");
   }
 
@@ -149,21 +173,22 @@ export abstract class NetDevice {
   /** The stack or a bridge sends a frame out of this device. */
   transmit(skb: SkBuff): void {
     skb.brNfPrerouted = false;
-    const stats = this.stats;
-    if (!this.isUp) {
+    const io = this.io;
+    const stats = io.stats;
+    if (!io.isUp) {
       stats.txDropped++;
       this.world.drop(skb, this.site("tx"), DropReason.LINK_DOWN, "net/device:tx-down", this.l2);
       return;
     }
     if (this.tcEgress !== null && !this.runHook(this.tcEgress, skb, HookPoint.TC_EGRESS)) return;
-    if (skb.gsoSize !== 0 && !this.features.gso) {
+    if (skb.gsoSize !== 0 && !io.features.gso) {
       this.segmentAndXmit(skb);
       return;
     }
     stats.txPackets++;
     stats.txBytes += skb.tail - skb.head;
-    const taps = this.taps;
-    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "tx", skb, this.world.sim.now);
+    const taps = io.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!.onFrame(this, "tx", skb, io.world.sim.now);
     this.xmit(skb);
   }
 
@@ -216,4 +241,19 @@ export abstract class NetDevice {
     });
     return false;
   }
+}
+
+/** NetDevice's per-frame state (see NetDevice.io). */
+class DeviceIo {
+  isUp = true;
+  stack: StackPort | null = null;
+  master: MasterPort | null = null;
+
+  constructor(
+    readonly ifindex: number,
+    readonly stats: DeviceStats,
+    readonly taps: CaptureTap[],
+    readonly features: DeviceFeatures,
+    readonly world: NetWorld,
+  ) {}
 }

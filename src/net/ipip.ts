@@ -72,9 +72,11 @@ export class IpipDevice extends NetDevice {
     if (this.openedIn === ns) return ok(undefined);
     let list = registry.get(ns);
     if (list === undefined) {
-      const r = ns.registerIpProtocol(IPPROTO_IPIP, (skb, dev, info) => ipipReceive(ns, skb, dev, info));
+      // The handler holds the namespace's device list itself (it only grows): no registry lookup per packet.
+      const devices: IpipDevice[] = [];
+      const r = ns.registerIpProtocol(IPPROTO_IPIP, (skb, dev, info) => ipipReceive(ns, devices, skb, dev, info));
       if (!r.ok) return err({ device: this.name, reason: r.error.reason });
-      registry.set(ns, (list = []));
+      registry.set(ns, (list = devices));
     }
     list.push(this);
     this.openedIn = ns;
@@ -174,10 +176,11 @@ export class IpipDevice extends NetDevice {
  * ipip_rcv: the best-matching tunnel device that is up gets the inner packet; with none (tunl0
  * down) tunnel4_rcv answers ICMP port unreachable and drops it. skb.head is at the inner header.
  */
-function ipipReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, info: SocketInfo): void {
+function ipipReceive(ns: NetNamespace, devices: readonly IpipDevice[], skb: SkBuff, dev: NetDevice, info: SocketInfo): void {
   let best: IpipDevice | null = null;
   let bestScore = -1;
-  for (const t of registry.get(ns) ?? []) {
+  for (let i = 0; i < devices.length; i++) {
+    const t = devices[i]!;
     const s = t.stack === ns ? t.matchScore(info.src, info.dst) : -1;
     if (s > bestScore) {
       best = t;

@@ -10,7 +10,8 @@ import { consumeSkb } from "../skb/buffer-pool.js";
 import { gsoHeaderLength, gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeliveryKind } from "../trace/ledger.js";
-import type { NetDevice } from "./device.js";
+import type { Simulator } from "../engine/simulator.js";
+import type { DeviceStats, NetDevice } from "./device.js";
 import type { NetWorld } from "./world.js";
 
 /**
@@ -60,6 +61,29 @@ const SegMark = { SENT: 0, LOST: 1, QUEUE_FULL: 2 } as const;
 let segEnds = new Float64Array(64);
 let segMark = new Uint8Array(64);
 
+/** Beyond these the closed form below is not proven to match the segment-by-segment walk. */
+const CLOSED_FORM_MAX_SEGS = 4096;
+const CLOSED_FORM_MAX_QUEUE_BYTES = 2 ** 32;
+
+/**
+ * When the last segment of a super-packet finishes serializing, in closed form (n-1 full segments
+ * and one last one), provided every segment fits the queue; -1 when the caller must walk the segments.
+ * It equals the walk's floating-point sums exactly: serialization times are integers added to an
+ * integer start below 2^53, so every partial sum is exact; and the queue test only takes the closed
+ * form with a byte of headroom, far more than the walk's rounding (under 2^12 adds, each off by at
+ * most 2^-21 below 2^32 bytes) could use up.
+ */
+export function wholeSuperPacketEnd(
+  hdr: number, gsoSize: number, payload: number, segs: number, overhead: number, start: number, backlogBytes: number, p: LinkParams,
+): number {
+  if (segs > CLOSED_FORM_MAX_SEGS || p.queueBytes > CLOSED_FORM_MAX_QUEUE_BYTES || !Number.isInteger(start)) return -1;
+  const fullWire = hdr + gsoSize + overhead;
+  const lastWire = hdr + (payload - (segs - 1) * gsoSize) + overhead;
+  if (!(backlogBytes + (segs - 1) * fullWire + lastWire + 1 <= p.queueBytes)) return -1;
+  const end = start + (segs - 1) * Math.ceil((fullWire * 8e9) / p.bandwidthBps) + Math.ceil((lastWire * 8e9) / p.bandwidthBps);
+  return end <= Number.MAX_SAFE_INTEGER ? end : -1;
+}
+
 class LinkDirection {
   busyUntil = 0;
   readonly stats: LinkDirectionStats = { sent: 0, delivered: 0, queueDrops: 0, mtuDrops: 0, lost: 0, bytes: 0 };
@@ -68,6 +92,9 @@ class LinkDirection {
   private readonly l2: number;
   /** Wire bytes per frame beyond its own (preamble, FCS, gap on Ethernet). */
   private readonly overhead: number;
+  /** The receiving device's counters (read here, not through `to`: device reads are megamorphic). */
+  private readonly toStats: DeviceStats;
+  private readonly sim: Simulator;
 
   constructor(
     private readonly link: Link,
@@ -77,6 +104,8 @@ class LinkDirection {
     this.deliver = (arg: unknown) => this.arrive(arg as SkBuff);
     this.l2 = from.l2 ? 14 : 0;
     this.overhead = from.l2 ? ETHERNET_WIRE_OVERHEAD : 0;
+    this.toStats = to.stats;
+    this.sim = link.world.sim;
   }
 
   /** Ends skb as dropped on this direction's sending side (the drop site is built only here, off the hot path). */
@@ -110,7 +139,7 @@ class LinkDirection {
       this.dropAt(skb, DropReason.MTU_EXCEEDED, "net/link:mtu");
       return;
     }
-    const sim = link.world.sim;
+    const sim = this.sim;
     const now = sim.now;
     const backlogNs = this.busyUntil > now ? this.busyUntil - now : 0;
     const backlogBytes = (backlogNs * p.bandwidthBps) / 8e9;
@@ -153,6 +182,17 @@ class LinkDirection {
       segMark = new Uint8Array(segEnds.length);
     }
     const payload = skb.length - hdr;
+    if (p.lossRate === 0 && this.to.features.gro && link.taps.length === 0) {
+      const end = wholeSuperPacketEnd(hdr, skb.gsoSize, payload, segs, overhead, start, backlogBytes, p);
+      if (end >= 0) {
+        // Every segment queued, none can be lost, nobody watches the wire: it arrives whole.
+        this.busyUntil = end;
+        this.stats.sent += segs;
+        this.stats.bytes += segs * hdr + payload;
+        this.sim.scheduleAt(end + p.latencyNs, this.deliver, skb);
+        return;
+      }
+    }
     let queued = backlogBytes;
     let t = start;
     let admitted = 0;
@@ -234,8 +274,8 @@ class LinkDirection {
       // napi_gro_receive: the segments are handed up as one merged skb.
       const segs = skb.gsoSegs > 0 ? skb.gsoSegs : 1;
       this.stats.delivered += segs;
-      this.to.stats.rxGroPackets++;
-      this.to.stats.rxGroSegments += segs;
+      this.toStats.rxGroPackets++;
+      this.toStats.rxGroSegments += segs;
     } else {
       this.stats.delivered++;
     }

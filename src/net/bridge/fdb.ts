@@ -200,7 +200,8 @@ export class BridgeFdb {
 
   private slotOf(mac: number): number {
     const hi = Math.floor(mac / TWO_24);
-    const lo = mac % TWO_24;
+    // Subtraction, not %: a 48-bit MAC is no small integer, and % on doubles is a slow fmod call.
+    const lo = mac - hi * TWO_24;
     const keysHi = this.hi;
     const mask = this.mask;
     for (let slot = this.hash(hi, lo); ; slot = (slot + 1) & mask) {
@@ -213,7 +214,7 @@ export class BridgeFdb {
   private insert(mac: number, port: number, flags: number, now: number): number {
     if ((this.count + 1) * 2 > this.mask + 1) this.grow();
     const hi = Math.floor(mac / TWO_24);
-    const lo = mac % TWO_24;
+    const lo = mac - hi * TWO_24;
     let slot = this.hash(hi, lo);
     while (this.hi[slot] !== EMPTY) slot = (slot + 1) & this.mask;
     this.hi[slot] = hi;
