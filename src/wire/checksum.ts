@@ -46,16 +46,19 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  * 2^16 = 1): the byte-swapped big-endian words, which 256 * W swaps back when b0 sits at an even
  * distance from start (RFC 1071 section 2(B)). About twice as fast as onesSum over 64 KB.
  */
-function congruentSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
+function congruentSum(bytes: Uint8Array, start: number, end: number, acc: number, bufferWords: Uint32Array | null): number {
   const n = end - start;
   if (n < WORD_SUM_MIN || n > WORD_SUM_MAX || !LITTLE_ENDIAN) return onesSum(bytes, start, end, acc);
   const base = bytes.byteOffset;
   const first = start + ((4 - ((base + start) & 3)) & 3);
   const words = (end - first) >>> 2;
   const stop = first + words * 4;
-  const view = new Uint32Array(bytes.buffer, base + first, words);
+  // The buffer's own word view when it has one (no view allocated per sum), else a view of the range.
+  const view = bufferWords ?? new Uint32Array(bytes.buffer, base + first, words);
+  const from = bufferWords === null ? 0 : (base + first) >>> 2;
+  const to = from + words;
   let w = 0;
-  for (let i = 0; i < words; i++) w += view[i]!;
+  for (let i = from; i < to; i++) w += view[i]!;
   // The head bytes [start, first) and tail bytes [stop, end) keep their parity relative to start.
   let s = onesSum(bytes, start, first, acc);
   s = ((stop - start) & 1) === 0 ? onesSum(bytes, stop, end, s) : s + onesSum(bytes, stop, end) * 256;
@@ -82,6 +85,8 @@ interface SumMemo {
   end: number;
   /** congruentSum of the range with acc 0, reduced into [0, 0xffff] (0 only for all-zero bytes). */
   sum: number;
+  /** The whole buffer as 32-bit words, made once: congruentSum reads through it instead of a new view per sum. */
+  readonly words: Uint32Array | null;
 }
 type MemoBuffer = ArrayBufferLike & { [SUM_MEMO]?: SumMemo };
 /** Ranges at least this long use the memo. */
@@ -95,7 +100,7 @@ const MEMO_LEAD_MAX = 512;
 export function resetSumMemo(buffer: ArrayBufferLike): void {
   const b = buffer as MemoBuffer;
   const m = b[SUM_MEMO];
-  if (m === undefined) b[SUM_MEMO] = { start: 0, end: -1, sum: 0 };
+  if (m === undefined) b[SUM_MEMO] = { start: 0, end: -1, sum: 0, words: LITTLE_ENDIAN ? new Uint32Array(buffer, 0, buffer.byteLength >>> 2) : null };
   else m.end = -1;
 }
 
@@ -121,19 +126,22 @@ export function knownZeros(bytes: Uint8Array, start: number, end: number): boole
 
 /** congruentSum through the buffer's memo (see SUM_MEMO): the same value class, and zero exactly when it is. */
 function memoSum(bytes: Uint8Array, start: number, end: number, acc: number): number {
-  const m = end - start >= MEMO_MIN ? (bytes.buffer as MemoBuffer)[SUM_MEMO] : undefined;
-  if (m === undefined) return congruentSum(bytes, start, end, acc);
+  const n = end - start;
+  if (n < WORD_SUM_MIN) return onesSum(bytes, start, end, acc); // what congruentSum does for it
+  const m = (bytes.buffer as MemoBuffer)[SUM_MEMO];
+  if (m === undefined) return congruentSum(bytes, start, end, acc, null);
+  if (n < MEMO_MIN) return congruentSum(bytes, start, end, acc, m.words);
   const base = bytes.byteOffset;
   let split = m.start - base;
   if (m.end !== base + end || split < start || split - start > MEMO_LEAD_MAX) {
     split = start + MEMO_PREFIX;
-    const rest = congruentSum(bytes, split, end, 0);
+    const rest = congruentSum(bytes, split, end, 0, m.words);
     m.start = base + split;
     m.end = base + end;
     m.sum = rest === 0 ? 0 : rest % 0xffff || 0xffff;
   }
   // The remembered range was summed from an even position: swapped (x 256) when it sits at an odd distance.
-  return congruentSum(bytes, start, split, acc) + (((split - start) & 1) === 0 ? m.sum : m.sum * 256);
+  return congruentSum(bytes, start, split, acc, m.words) + (((split - start) & 1) === 0 ? m.sum : m.sum * 256);
 }
 
 /** Folds an accumulator to 16 bits with end-around carry. */
