@@ -17,6 +17,10 @@ const CLASS_KEEP = [4096, 2048, 1024, 1024] as const;
  * packet; foreign buffers lack the property). The class is the buffer's size.
  */
 class BufferState {
+  constructor(
+    /** The buffer's size class (index into CLASS_BYTES): release need not ask the buffer its length. */
+    readonly sizeClass: number,
+  ) {}
   /** The pool that handed the buffer out; null while it is free there. */
   owner: PacketBufferPool | null = null;
   /**
@@ -36,6 +40,12 @@ export class PacketBufferPool {
   /** Set by acquireWithZeros: a range of the view handed out that already holds zeros (empty when zeroEnd <= zeroStart). */
   zeroStart = 0;
   zeroEnd = 0;
+  /**
+   * The view handed out last and its buffer's state: its holder notes zeros right after acquiring it,
+   * and a typed array's .buffer and .byteOffset are accessor calls costing tens of nanoseconds.
+   */
+  private lastView: Uint8Array | null = null;
+  private lastState: BufferState | null = null;
 
   /** A view of exactly `length` bytes (contents unspecified) over a pooled buffer when one fits. */
   acquire(length: number): Uint8Array {
@@ -53,7 +63,7 @@ export class PacketBufferPool {
     this.zeroEnd = 0;
     const c = classOf(length);
     if (c < 0) return new Uint8Array(length);
-    const ab = this.free[c]!.pop() ?? newBuffer(CLASS_BYTES[c]!);
+    const ab = this.free[c]!.pop() ?? newBuffer(c);
     const st = ab[POOL_STATE]!;
     st.owner = this;
     const zeroEnd = Math.min(st.zeroEnd, length);
@@ -66,7 +76,10 @@ export class PacketBufferPool {
     if (st.zeroEnd > length) st.zeroStart = Math.max(st.zeroStart, length);
     else st.zeroEnd = st.zeroStart = 0;
     resetSumMemo(ab);
-    return new Uint8Array(ab, 0, length);
+    const view = new Uint8Array(ab, 0, length);
+    this.lastView = view;
+    this.lastState = st;
+    return view;
   }
 
   /**
@@ -74,8 +87,10 @@ export class PacketBufferPool {
    * will write there while it holds the buffer: the buffer's next holder learns it (acquireWithZeros).
    */
   noteZeros(view: Uint8Array, start: number, end: number): void {
-    const st = (view.buffer as PooledBuffer)[POOL_STATE];
-    if (st === undefined || st.owner !== this || view.byteOffset !== 0) return;
+    // The last view handed out is known to start at byte 0 of its buffer.
+    const last = view === this.lastView;
+    const st = last ? this.lastState! : (view.buffer as PooledBuffer)[POOL_STATE];
+    if (st === undefined || st.owner !== this || (!last && view.byteOffset !== 0)) return;
     // Zeros up to the view's end join the known zeros past it.
     st.zeroEnd = end === view.length && st.zeroStart === end && st.zeroEnd > end ? st.zeroEnd : end;
     st.zeroStart = start;
@@ -105,7 +120,7 @@ export class PacketBufferPool {
     const st = ab[POOL_STATE];
     if (st === undefined || st.owner !== this) return;
     st.owner = null;
-    const c = classOf(ab.byteLength);
+    const c = st.sizeClass;
     if (this.poison >= 0) {
       new Uint8Array(ab).fill(this.poison);
       st.zeroEnd = 0;
@@ -115,9 +130,10 @@ export class PacketBufferPool {
   }
 }
 
-function newBuffer(bytes: number): PooledBuffer {
+function newBuffer(sizeClass: number): PooledBuffer {
+  const bytes = CLASS_BYTES[sizeClass]!;
   const ab = new ArrayBuffer(bytes) as PooledBuffer;
-  const st = new BufferState();
+  const st = new BufferState(sizeClass);
   st.zeroEnd = bytes; // a new ArrayBuffer is all zeros
   ab[POOL_STATE] = st;
   return ab;

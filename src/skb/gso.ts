@@ -140,12 +140,13 @@ export function gsoSegment(skb: SkBuff, l3: number, nextId: () => number): SkBuf
   // A payload the sender left known as zeros (iperf's block) is not copied, nor summed again.
   const zeros = payloadLen > 0 && knownZeros(src, layout.payload, skb.tail);
   const out: SkBuff[] = [];
+  const headers = src.subarray(skb.head, layout.payload); // every segment starts with the same header bytes
   for (let i = 0; i < segs; i++) {
     const from = i * skb.gsoSize;
     const chunk = Math.min(skb.gsoSize, payloadLen - from);
     const len = hdr + Math.max(chunk, 0);
     const data = packetBuffers.acquireWithZeros(DEFAULT_HEADROOM + len); // every byte after the headroom is written
-    data.set(src.subarray(skb.head, layout.payload), DEFAULT_HEADROOM);
+    data.set(headers, DEFAULT_HEADROOM);
     if (chunk > 0 && zeros) {
       const at = DEFAULT_HEADROOM + hdr;
       packetBuffers.writeZeros(data, at, at + chunk, packetBuffers.zeroStart, packetBuffers.zeroEnd);

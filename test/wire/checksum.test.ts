@@ -167,3 +167,52 @@ test("remembered payload sums (resetSumMemo, rememberZeroSum) give the checksums
   rememberZeroSum(b, 300, 11000);
   assert.equal(internetChecksum(b, 128, 11000, 0), 0xffff, "all zeros stays the +0 checksum");
 });
+
+test("sums over a buffer with a memo (read through its one word view) equal fresh sums at every alignment, also after its bytes change", () => {
+  const fresh = (b: Uint8Array, s: number, e: number, init: number): number => {
+    let acc = onesSum(b, s, e, init);
+    while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
+    return ~acc & 0xffff;
+  };
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 0xffff }), (shift, start, span, init) => {
+      const ab = new ArrayBuffer(5000);
+      resetSumMemo(ab);
+      const b = new Uint8Array(ab, shift, 4000);
+      for (let i = 0; i < b.length; i++) b[i] = (i * 13 + shift) & 0xff;
+      const end = Math.min(b.length, start + span);
+      assert.equal(internetChecksum(b, start, end, init), fresh(b, start, end, init));
+      // A rewrite inside the range (before any remembered payload): the word view sees the new bytes.
+      if (end > start) b[start] = b[start]! ^ 0x5a;
+      assert.equal(internetChecksum(b, start, end, init), fresh(b, start, end, init));
+    }),
+    { seed: 4242, numRuns: 400 },
+  );
+});
+
+test("remembered sums stay right when sums alternate between views at different offsets of one buffer and of others", () => {
+  const fresh = (b: Uint8Array, s: number, e: number): number => {
+    let acc = onesSum(b, s, e, 0);
+    while (acc > 0xffff) acc = (acc & 0xffff) + Math.floor(acc / 0x10000);
+    return ~acc & 0xffff;
+  };
+  const ab = new ArrayBuffer(8192);
+  const whole = new Uint8Array(ab);
+  for (let i = 0; i < whole.length; i++) whole[i] = (i * 31 + 7) & 0xff;
+  const plain = whole.slice(); // a buffer without a memo
+  resetSumMemo(ab);
+  const views = [new Uint8Array(ab, 0, 6000), new Uint8Array(ab, 2, 6000), new Uint8Array(ab, 5, 6000), plain];
+  for (let round = 0; round < 3; round++) {
+    for (const [k, v] of views.entries()) {
+      for (const [s, e] of [[64, 5000], [10, 5000], [300, 700], [64, 6000]] as const) {
+        assert.equal(internetChecksum(v, s, e, 0), fresh(v, s, e), `round ${round} view ${k} [${s}, ${e})`);
+      }
+    }
+  }
+  views[1]!.fill(0, 1000, 5000);
+  rememberZeroSum(views[1]!, 1000, 5000);
+  assert.equal(knownZeros(views[0]!, 1002, 5002), true, "the same bytes seen from a view 2 bytes earlier");
+  assert.equal(knownZeros(views[2]!, 997, 4997), true, "the same bytes seen from a view 3 bytes later");
+  assert.equal(knownZeros(views[2]!, 996, 4997), false, "a byte before them, seen from that view");
+  assert.equal(internetChecksum(views[0]!, 200, 5002, 0), fresh(views[0]!, 200, 5002));
+});

@@ -92,8 +92,11 @@ export class NeighbourTable {
   /** The same entries by device, then by address as a signed 32-bit integer: small-integer keys for the per-packet lookup. */
   private readonly byDev = new Map<number, Map<number, NeighbourEntry>>();
   private readonly parmsByDev = new Map<number, NeighParms>();
-  /** Entries found lately, by (address, ifindex): the per-packet lookup mostly stops here. */
-  private readonly recent = new DirectMappedCache<NeighbourEntry>(4);
+  /**
+   * Entries found lately, by (address, ifindex): the per-packet lookup mostly stops here. 64 slots: a
+   * node's namespace talks to a neighbour per local pod, and 16 slots missed 12% of output lookups.
+   */
+  private readonly recent = new DirectMappedCache<NeighbourEntry>(6);
   private lastRedraw: number;
   private readonly onTimer = (n: NeighbourEntry): void => this.timerHandler(n);
 

@@ -84,3 +84,26 @@ test("acquireWithZeros tells the zeros the last holder noted; acquire and poison
   pool.acquireWithZeros(9000);
   assert.ok(pool.zeroEnd <= pool.zeroStart, "poisoned bytes are not zeros");
 });
+
+test("noteZeros reaches the buffer's next holder whether the view is the one handed out last or an older one; other views of it never do", () => {
+  const pool = new PacketBufferPool();
+  const older = pool.acquireWithZeros(9000);
+  const last = pool.acquireWithZeros(9000);
+  pool.noteZeros(older, 100, 9000); // not the last view handed out: found through its buffer
+  pool.noteZeros(last, 300, 9000); // the last one: known without asking its buffer
+  const inner = new Uint8Array(last.buffer, 4, 100);
+  pool.noteZeros(inner, 0, 100); // a view not at byte 0 of its buffer is ignored
+  pool.release(older);
+  pool.release(last);
+  const again = pool.acquireWithZeros(9000);
+  assert.equal(again.buffer, last.buffer);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [300, 9000]);
+  const first = pool.acquireWithZeros(9000);
+  assert.equal(first.buffer, older.buffer);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [100, 9000]);
+  pool.release(again);
+  pool.release(first);
+  pool.noteZeros(first, 0, 9000); // released (though the view handed out last): no longer its holder's to note
+  assert.equal(pool.acquireWithZeros(9000).buffer, first.buffer);
+  assert.deepEqual([pool.zeroStart, pool.zeroEnd], [0, 0], "its last holder noted nothing");
+});
