@@ -25,6 +25,11 @@ export interface TcpEvents {
   onConnect?(sock: TcpSocket): void;
   /** In-order payload; the view is only valid during the call. */
   onData?(sock: TcpSocket, data: Uint8Array): void;
+  /**
+   * In-order payload for an application that only counts it (a sink such as iperf's server): its
+   * length, without a view being made for it. Called instead of onData when onData is not set.
+   */
+  onReceive?(sock: TcpSocket, bytes: number): void;
   /** The peer finished sending (its FIN arrived). */
   onEnd?(sock: TcpSocket): void;
   /** send() may accept more bytes again after it accepted fewer than offered. */
@@ -173,8 +178,14 @@ export class TcpSocket implements CcHost {
   rcvqSpace = 0;
   rcvqSeq = 0;
   rcvqTime = 0;
-  /** In-order data received in the current event, handed to the application after the ACK decision. */
-  readonly pendingData: Uint8Array[] = [];
+  /**
+   * In-order data received in the current event, handed to the application after the ACK decision:
+   * the first pendingCount entries, each pendingBytes[i][pendingFrom[i], + pendingLen[i]) (kept as
+   * ranges: a view is made only for an application that reads the bytes).
+   */
+  readonly pendingBytes: Uint8Array[] = [];
+  readonly pendingFrom: number[] = [];
+  readonly pendingLen: number[] = [];
   pendingCount = 0;
   pendingCharge = 0;
   /**
@@ -337,13 +348,20 @@ export class TcpSocket implements CcHost {
     return data;
   }
 
-  /** Turns auto-read on or off; turning it on hands queued data to onData. */
+  /** Turns auto-read on or off; turning it on hands queued data to the application. */
   setAutoRead(on: boolean): void {
     this.autoRead = on;
     if (on && this.rq.unreadBytes > 0) {
       const data = this.read();
-      this.events.onData?.(this, data);
+      this.handOver(data, 0, data.length);
     }
+  }
+
+  /** Gives in-order bytes[from, from+len) to the application: a view to onData, else the length to onReceive. */
+  handOver(bytes: Uint8Array, from: number, len: number): void {
+    const events = this.events;
+    if (events.onData !== undefined) events.onData(this, from === 0 && len === bytes.length ? bytes : bytes.subarray(from, from + len));
+    else events.onReceive?.(this, len);
   }
 
   // ---- helpers used by the segment paths ---------------------------------------------------------
