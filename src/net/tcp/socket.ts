@@ -69,8 +69,9 @@ export interface TcpSocketStats {
 export class TcpSocket implements CcHost {
   state: TcpState = TcpState.CLOSED;
   events: TcpEvents;
+  /** Byte counts pass 2^30 (a gigabyte) in a long transfer: doubles from the start (see F64_ZERO). */
   readonly stats: TcpSocketStats = {
-    segsOut: 0, segsIn: 0, dataSegsOut: 0, bytesSent: 0, bytesAcked: 0, bytesReceived: 0,
+    segsOut: 0, segsIn: 0, dataSegsOut: 0, bytesSent: F64_ZERO, bytesAcked: F64_ZERO, bytesReceived: F64_ZERO,
     retransmits: 0, recoveries: 0, timeouts: 0, establishedAt: -1,
   };
   /** The error the connection ended with (null while open or after an orderly close). */
