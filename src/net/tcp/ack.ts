@@ -4,7 +4,7 @@
 // avoidance, the retransmission / loss-probe timer, and the FIN-acknowledged state changes.
 
 import { INFINITE_SSTHRESH } from "./cc/types.js";
-import { NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
+import { F64_ZERO, NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
 import { Sacked } from "./rtx-queue.js";
 import type { Segment } from "./segment.js";
 import { seqDiff, seqGeq, seqGt, seqLeq, seqLt } from "./seq.js";
@@ -23,9 +23,12 @@ import { pow2 } from "./pow2.js";
 class AckedWalk {
   /** Entries newly delivered (not SACKed before). */
   segs = 0;
-  /** Send times of the first and last never-retransmitted entries acknowledged, -1 if none (Karn). */
-  firstTx = -1;
-  lastTx = -1;
+  /**
+   * Send times of the first and last never-retransmitted entries acknowledged, -1 if none (Karn).
+   * Every walk sets them; they start as doubles (see F64_ZERO), the kind of value they hold.
+   */
+  firstTx = F64_ZERO;
+  lastTx = F64_ZERO;
 }
 const walk = new AckedWalk();
 

@@ -9,7 +9,7 @@ import { packetBuffers } from "../../skb/buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "../../skb/skbuff.js";
 import { foldSum, onesSum, pseudoHeaderSumV4, rememberZeroSum, setL4ChecksumV4 } from "../../wire/checksum.js";
 import { IPPROTO_TCP, IP_DF, writeIpv4Header } from "../stack/ip-packet.js";
-import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
+import { F64_ZERO, GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
 import { Sacked } from "./rtx-queue.js";
 import { seqAdd, seqDiff } from "./seq.js";
@@ -26,7 +26,7 @@ const TSO_WIN_DIVISOR = 3;
 
 const sackLeft = new Uint32Array(4);
 const sackRight = new Uint32Array(4);
-const synOpts: SynOptions = { mss: 0, sackPermitted: false, timestamps: false, tsVal: 0, tsEcr: 0, wscale: -1 };
+const synOpts: SynOptions = { mss: 0, sackPermitted: false, timestamps: false, tsVal: F64_ZERO, tsEcr: F64_ZERO, wscale: -1 };
 
 /** The connection's timestamp clock: milliseconds plus its random offset (tcp_time_stamp_ts). */
 function tsNow(sock: TcpSocket): number {
