@@ -4,7 +4,7 @@
 // avoidance, the retransmission / loss-probe timer, and the FIN-acknowledged state changes.
 
 import { INFINITE_SSTHRESH } from "./cc/types.js";
-import { NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
+import { F64_ZERO, NS_PER_MS, TCP_DUPTHRESH } from "./constants.js";
 import { Sacked } from "./rtx-queue.js";
 import type { Segment } from "./segment.js";
 import { seqDiff, seqGeq, seqGt, seqLeq, seqLt } from "./seq.js";
@@ -15,10 +15,22 @@ import { armFinWait2, armReorder, armXmitTimer, enterTimeWait, stopRto } from ".
 import { TcpFlags } from "./tx.js";
 import { pow2 } from "./pow2.js";
 
-/** Result scratch of the cumulative-ACK walk. */
-let ackedSegs = 0;
-let firstTx = -1;
-let lastTx = -1;
+/**
+ * What the cumulative-ACK walk found. A reused object rather than module-level variables: a send
+ * time (ns, beyond the small-integer range) stored into a module variable is boxed anew at every
+ * store, while an object's number field is updated in place.
+ */
+class AckedWalk {
+  /** Entries newly delivered (not SACKed before). */
+  segs = 0;
+  /**
+   * Send times of the first and last never-retransmitted entries acknowledged, -1 if none (Karn).
+   * Every walk sets them; they start as doubles (see F64_ZERO), the kind of value they hold.
+   */
+  firstTx = F64_ZERO;
+  lastTx = F64_ZERO;
+}
+const walk = new AckedWalk();
 
 /** Processes the ACK field of seg; false when the segment must be dropped. */
 export function processAck(sock: TcpSocket, seg: Segment): boolean {
@@ -43,9 +55,9 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   let caRtt = -1;
   if (advanced) {
     cleanRtxQueue(sock, ack, now);
-    acked = ackedSegs;
-    if (firstTx >= 0) rtt = now - firstTx;
-    if (lastTx >= 0) caRtt = now - lastTx;
+    acked = walk.segs;
+    if (walk.firstTx >= 0) rtt = now - walk.firstTx;
+    if (walk.lastTx >= 0) caRtt = now - walk.lastTx;
     if (rtt < 0 && sock.tsOk && seg.hasTimestamp && seg.tsEcr !== 0) {
       const ms = (Math.floor(now / NS_PER_MS) + sock.tsOffset - seg.tsEcr) >>> 0;
       if (ms < 0x7fffffff) rtt = caRtt = Math.max(ms, 1) * NS_PER_MS;
@@ -134,9 +146,9 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   const flags = q.flags;
   const sentAt = q.sentAt;
   const count = q.count;
-  ackedSegs = 0;
-  firstTx = -1;
-  lastTx = -1;
+  let segs = 0;
+  let firstTx = -1;
+  let lastTx = -1;
   let done = 0;
   for (; done < count; done++) {
     const s = q.slot(done);
@@ -155,11 +167,14 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
       sock.sackedOut--;
     } else {
       rackAdvance(sock, f, end, sent, now);
-      ackedSegs++;
+      segs++;
     }
     if ((f & Sacked.LOST) !== 0) sock.lostOut--;
     if ((f & Sacked.RETRANS) !== 0) sock.retransOut--;
   }
+  walk.segs = segs;
+  walk.firstTx = firstTx;
+  walk.lastTx = lastTx;
   sock.packetsOut -= done;
   q.dropFront(done);
 }

@@ -37,3 +37,13 @@ export const IPV4_HEADER = 20;
 export const IP_ID_NONE = 0;
 /** Memory Linux charges per MSS of send buffer (tcp_sndbuf_expand's per_mss for a 1500-byte MTU). */
 export const SNDBUF_PER_MSS = 4352;
+
+/**
+ * Zero held as a double: -0, which compares, adds, prints and serializes as 0 (only a division by it
+ * differs, and no field that starts with it is divided by before it is set). Number fields that come
+ * to hold values past V8's small-integer range (uint32 sequence numbers, ns times, event ids) start
+ * with it, so their double representation holds from the object's creation. A field that starts as
+ * a small integer changes representation at the first large value, which replaces the class's hidden
+ * class and deoptimizes every function compiled against it: most of the TCP hot path, twice a run.
+ */
+export const F64_ZERO = -0;

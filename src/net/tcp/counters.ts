@@ -2,19 +2,21 @@
 // batches each way (a batch is one GSO/TSO super-packet sent, or one GRO batch received), payload
 // bytes, retransmissions, ACKs, resets, and connection outcomes (as /proc/net/snmp's Tcp: line).
 
+import { F64_ZERO } from "./constants.js";
+
 export class TcpCounters {
   /** Segments handed to IP (each is one packet on the wire). */
   txSegments = 0;
   /** Transmit batches: one per GSO/TSO super-packet (per segment without offload). */
   txBatches = 0;
   /** Payload bytes sent, retransmissions included. */
-  txBytes = 0;
+  txBytes = F64_ZERO;
   retransSegments = 0;
   /** Segments received by connections (after the stack delivered them). */
   rxSegments = 0;
   /** Receive batches (GRO); equal to rxSegments when GRO is off. */
   rxBatches = 0;
-  rxBytes = 0;
+  rxBytes = F64_ZERO;
   /** Pure ACKs sent / delayed ACKs that fired from the timer. */
   acksSent = 0;
   delayedAcks = 0;

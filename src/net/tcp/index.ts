@@ -1,5 +1,6 @@
 // Public surface of the namespace TCP: the stack (listen/connect), sockets and their events,
-// errors, sysctls, counters and the cost-observer seam for the metrics layer.
+// errors, sysctls, counters and the cost-observer seam for the metrics layer; F64_ZERO for the
+// applications' own counters that grow past the small-integer range.
 
 export { TcpStack, type TcpConnectOptions } from "./stack.js";
 export { TcpListener, type TcpListenOptions } from "./listener.js";
@@ -10,3 +11,4 @@ export { TcpCounters, type TcpCostObserver } from "./counters.js";
 export { IcmpMux, IcmpKind, type IcmpErrorInfo, type EchoReplyHandler, type EchoErrorHandler } from "./icmp-mux.js";
 export { Cubic, Reno, type CongestionControl } from "./cc/index.js";
 export { modelTimeout } from "./timers.js";
+export { F64_ZERO } from "./constants.js";

@@ -5,6 +5,7 @@
 
 import { consumeSkb } from "../../skb/buffer-pool.js";
 import type { SkBuff } from "../../skb/skbuff.js";
+import { F64_ZERO } from "./constants.js";
 import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 
 /** Approximate skb truesize of a received segment of len payload bytes (kmalloc'd head + sk_buff). */
@@ -38,7 +39,7 @@ export class ReceiveQueue {
   /** Out-of-order segments, sorted and non-overlapping (adjacent ones are not merged). */
   private readonly ooo: OooSegment[] = [];
   /** seq of the most recently queued out-of-order segment (its block goes first in SACK). */
-  private lastOoo = 0;
+  private lastOoo = F64_ZERO;
   private readonly unread: Uint8Array[] = [];
   private unreadHead = 0;
   /** Bytes held out of order. */

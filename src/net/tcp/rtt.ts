@@ -2,15 +2,15 @@
 // Linux's floor (tcp_rtt_estimator / __tcp_set_rto): RTO = SRTT + max(4 * RTTVAR, rto_min), so a
 // LAN connection's RTO is about 200 ms + RTT, bounded by TCP_RTO_MAX.
 
-import { TCP_RTO_MAX_NS, TCP_TIMEOUT_INIT_NS } from "./constants.js";
+import { F64_ZERO, TCP_RTO_MAX_NS, TCP_TIMEOUT_INIT_NS } from "./constants.js";
 
 export class RttEstimator {
   /** Smoothed RTT in ns (0 until the first sample). */
-  srtt = 0;
-  rttvar = 0;
+  srtt = F64_ZERO;
+  rttvar = F64_ZERO;
   /** Lowest sample seen (CUBIC's delay_min, the receiver's window tuning). */
   minRtt = Number.POSITIVE_INFINITY;
-  latest = 0;
+  latest = F64_ZERO;
   /** Current RTO without backoff. */
   rto = TCP_TIMEOUT_INIT_NS;
 

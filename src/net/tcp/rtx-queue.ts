@@ -2,6 +2,8 @@
 // or the FIN), kept in typed-array rings so a bulk transfer allocates nothing per segment. Each
 // entry has its sequence range, first/last transmit time and the Linux "sacked" bits.
 
+import { seqAdd } from "./seq.js";
+
 export const Sacked = { SACKED: 1, RETRANS: 2, LOST: 4, EVER_RETRANS: 8, FIN: 16 } as const;
 
 export class RtxQueue {
@@ -35,6 +37,25 @@ export class RtxQueue {
     this.flags[s] = flags;
     this.sentAt[s] = now;
     this.count++;
+  }
+
+  /**
+   * count entries of len bytes each from seq on, sent at `now` with no flags (a run of full segments):
+   * what as many push calls store. Returns the end of the last one.
+   */
+  pushRun(seq: number, len: number, count: number, now: number): number {
+    while (this.count + count > this.cap) this.grow();
+    let from = seq;
+    for (let k = 0; k < count; k++) {
+      const s = this.slot(this.count++);
+      const end = seqAdd(from, len);
+      this.seq[s] = from;
+      this.end[s] = end;
+      this.flags[s] = 0;
+      this.sentAt[s] = now;
+      from = end;
+    }
+    return from;
   }
 
   /** Removes the n front entries (n <= count). */

@@ -174,12 +174,12 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
       }
     }
     if (n > 0 && seq === sock.rcvNxt) {
-      queueInOrder(sock, seg.data.subarray(from, from + n), receivedTruesize(n, seg.gsoSize));
+      queueInOrder(sock, seg.data, from, n, receivedTruesize(n, seg.gsoSize));
       sock.rcvNxt = seqAdd(sock.rcvNxt, n);
       eventDataRecv(sock, n);
       if (sock.rq.hasOutOfOrder) {
         sock.rcvNxt = sock.rq.drainInOrder(sock.rcvNxt, (bytes, charge, owner) => {
-          queueInOrder(sock, bytes, charge);
+          queueInOrder(sock, bytes, 0, bytes.length, charge);
           if (owner !== null) holdPendingSkb(sock, owner);
         });
         if (!sock.rq.hasOutOfOrder) sock.ackNow = true;
@@ -195,10 +195,14 @@ function receiveData(sock: TcpSocket, seg: Segment): void {
   if (sock.pendingFinSeq >= 0 && sock.pendingFinSeq === sock.rcvNxt) receiveFin(sock);
 }
 
-function queueInOrder(sock: TcpSocket, view: Uint8Array, charge: number): void {
-  sock.pendingData[sock.pendingCount++] = view;
+/** Holds bytes[from, from+len), in-order payload, for deliverPending. */
+function queueInOrder(sock: TcpSocket, bytes: Uint8Array, from: number, len: number, charge: number): void {
+  const i = sock.pendingCount++;
+  sock.pendingBytes[i] = bytes;
+  sock.pendingFrom[i] = from;
+  sock.pendingLen[i] = len;
   sock.pendingCharge += charge;
-  sock.stats.bytesReceived += view.length;
+  sock.stats.bytesReceived += len;
 }
 
 /** tcp_measure_rcv_mss: the peer's segment size as seen on the wire (gso_size of a GRO-merged skb). */
@@ -257,18 +261,22 @@ function ackSndCheck(sock: TcpSocket): void {
 
 /** Hands queued in-order data to the application (or its receive queue), then the FIN. */
 function deliverPending(sock: TcpSocket): void {
-  const pending = sock.pendingData;
+  const pendingBytes = sock.pendingBytes;
+  const pendingFrom = sock.pendingFrom;
+  const pendingLen = sock.pendingLen;
   const count = sock.pendingCount;
   if (count > 0) {
     const before = sock.rcvWindowNow();
     sock.pendingCount = 0;
     for (let i = 0; i < count; i++) {
-      const view = pending[i]!;
+      const bytes = pendingBytes[i]!;
+      const from = pendingFrom[i]!;
+      const len = pendingLen[i]!;
       if (sock.autoRead) {
-        sock.copiedSeq = seqAdd(sock.copiedSeq, view.length);
-        sock.events.onData?.(sock, view);
+        sock.copiedSeq = seqAdd(sock.copiedSeq, len);
+        sock.handOver(bytes, from, len);
       } else {
-        sock.rq.queueUnread(view, receivedTruesize(view.length, view.length > sock.rcvMss ? sock.rcvMss : 0));
+        sock.rq.queueUnread(bytes.subarray(from, from + len), receivedTruesize(len, len > sock.rcvMss ? sock.rcvMss : 0));
       }
     }
     sock.pendingCharge = 0;

@@ -3,6 +3,7 @@
 // scratch object without allocation. Malformed options end parsing, as tcp_parse_options does.
 
 import { read16, read32 } from "../../wire/bytes.js";
+import { F64_ZERO } from "./constants.js";
 
 const MAX_SACK_BLOCKS = 4;
 
@@ -15,12 +16,12 @@ const OPT_SACK = 5;
 const OPT_TIMESTAMP = 8;
 
 export class Segment {
-  src = 0;
-  dst = 0;
+  src = F64_ZERO;
+  dst = F64_ZERO;
   srcPort = 0;
   dstPort = 0;
-  seq = 0;
-  ack = 0;
+  seq = F64_ZERO;
+  ack = F64_ZERO;
   flags = 0;
   window = 0;
   /** Payload bytes: data[payloadStart, payloadStart + payloadLen). */
@@ -36,8 +37,8 @@ export class Segment {
   wscale = -1;
   sackPermitted = false;
   hasTimestamp = false;
-  tsVal = 0;
-  tsEcr = 0;
+  tsVal = F64_ZERO;
+  tsEcr = F64_ZERO;
   sackCount = 0;
   readonly sackLeft = new Uint32Array(MAX_SACK_BLOCKS);
   readonly sackRight = new Uint32Array(MAX_SACK_BLOCKS);

@@ -5,7 +5,7 @@
 
 import type { SkBuff } from "../../skb/skbuff.js";
 import { createCongestionControl, INFINITE_SSTHRESH, type CcHost, type CongestionControl } from "./cc/index.js";
-import { IPV4_HEADER, SNDBUF_PER_MSS, TCP_HEADER, TCP_MSS_DEFAULT, TCP_TIMEOUT_INIT_NS, TS_ALIGNED } from "./constants.js";
+import { F64_ZERO, IPV4_HEADER, SNDBUF_PER_MSS, TCP_HEADER, TCP_MSS_DEFAULT, TCP_TIMEOUT_INIT_NS, TS_ALIGNED } from "./constants.js";
 import { ReceiveQueue } from "./receive-queue.js";
 import { RttEstimator } from "./rtt.js";
 import { RtxQueue } from "./rtx-queue.js";
@@ -25,6 +25,11 @@ export interface TcpEvents {
   onConnect?(sock: TcpSocket): void;
   /** In-order payload; the view is only valid during the call. */
   onData?(sock: TcpSocket, data: Uint8Array): void;
+  /**
+   * In-order payload for an application that only counts it (a sink such as iperf's server): its
+   * length, without a view being made for it. Called instead of onData when onData is not set.
+   */
+  onReceive?(sock: TcpSocket, bytes: number): void;
   /** The peer finished sending (its FIN arrived). */
   onEnd?(sock: TcpSocket): void;
   /** send() may accept more bytes again after it accepted fewer than offered. */
@@ -64,8 +69,9 @@ export interface TcpSocketStats {
 export class TcpSocket implements CcHost {
   state: TcpState = TcpState.CLOSED;
   events: TcpEvents;
+  /** Byte counts pass 2^30 (a gigabyte) in a long transfer: doubles from the start (see F64_ZERO). */
   readonly stats: TcpSocketStats = {
-    segsOut: 0, segsIn: 0, dataSegsOut: 0, bytesSent: 0, bytesAcked: 0, bytesReceived: 0,
+    segsOut: 0, segsIn: 0, dataSegsOut: 0, bytesSent: F64_ZERO, bytesAcked: F64_ZERO, bytesReceived: F64_ZERO,
     retransmits: 0, recoveries: 0, timeouts: 0, establishedAt: -1,
   };
   /** The error the connection ended with (null while open or after an orderly close). */
@@ -76,15 +82,15 @@ export class TcpSocket implements CcHost {
   wantWritable = false;
 
   // ---- send side ----
-  iss = 0;
+  iss = F64_ZERO;
   /** Our SYN has been acknowledged. */
   synAcked = false;
-  sndUna = 0;
-  sndNxt = 0;
+  sndUna = F64_ZERO;
+  sndNxt = F64_ZERO;
   /** Peer's window in bytes (already scaled). */
-  sndWnd = 0;
-  sndWl1 = 0;
-  sndWl2 = 0;
+  sndWnd = F64_ZERO;
+  sndWl1 = F64_ZERO;
+  sndWl2 = F64_ZERO;
   /** Shift the peer applies to its window field. */
   sndWscale = 0;
   readonly sendBuffer = new SendBuffer();
@@ -104,9 +110,9 @@ export class TcpSocket implements CcHost {
   tsOk = false;
   sackOk = false;
   wscaleOk = false;
-  tsOffset = 0;
+  tsOffset = F64_ZERO;
   /** Peer's latest timestamp value to echo (ts_recent). */
-  tsRecent = 0;
+  tsRecent = F64_ZERO;
   ipId = 0;
   readonly rtx = new RtxQueue();
   packetsOut = 0;
@@ -117,26 +123,26 @@ export class TcpSocket implements CcHost {
   renoSacked = 0;
   dupAcks = 0;
   /** RACK: send time and end of the most recently sent delivered segment, its RTT, new info. */
-  rackXmit = -1;
-  rackEndSeq = 0;
-  rackRtt = 0;
+  rackXmit = F64_ZERO;
+  rackEndSeq = F64_ZERO;
+  rackRtt = F64_ZERO;
   rackAdvanced = false;
   /** How long the reorder timer should wait (set by RACK), 0 = not needed. */
-  reoWait = 0;
+  reoWait = F64_ZERO;
   /** snd_nxt when the outstanding tail loss probe was sent, -1 when none is (tlp_high_seq). */
-  tlpHighSeq = -1;
+  tlpHighSeq = F64_ZERO;
   cwnd: number;
   ssthresh = INFINITE_SSTHRESH;
   cwndCnt = 0;
   readonly cc: CongestionControl;
   caState: CaState = CaState.OPEN;
-  highSeq = 0;
+  highSeq = F64_ZERO;
   priorCwnd = 0;
   prrDelivered = 0;
   prrOut = 0;
   cwndLimited = false;
   maxPacketsOut = 0;
-  maxPacketsSeq = 0;
+  maxPacketsSeq = F64_ZERO;
   readonly rtt: RttEstimator;
   /** Current retransmission timeout incl. backoff (icsk_rto). */
   icskRto = TCP_TIMEOUT_INIT_NS;
@@ -145,18 +151,18 @@ export class TcpSocket implements CcHost {
   retransmits = 0;
   totalRto = 0;
   /** Time of the first (re)transmission the current retry series counts from (retrans_stamp). */
-  retransStamp = 0;
+  retransStamp = F64_ZERO;
   /** Time of the last data transmission (lsndtime). */
-  lastSendTime = 0;
+  lastSendTime = F64_ZERO;
   /** Error remembered from ICMP on a synchronized connection, reported if it then times out. */
   softError: TcpErrorInfo | null = null;
 
   // ---- receive side ----
-  irs = 0;
-  rcvNxt = 0;
+  irs = F64_ZERO;
+  rcvNxt = F64_ZERO;
   /** Window last advertised (bytes) and rcv_nxt when it was advertised. */
   rcvWnd = 0;
-  rcvWup = 0;
+  rcvWup = F64_ZERO;
   rcvWscale = 0;
   rcvSsthresh = 0;
   windowClamp = 0;
@@ -164,17 +170,23 @@ export class TcpSocket implements CcHost {
   readonly rcvbufLocked: boolean;
   readonly rq = new ReceiveQueue();
   /** Sequence of the peer's FIN when it arrived ahead of missing data, -1 if none. */
-  pendingFinSeq = -1;
+  pendingFinSeq = F64_ZERO;
   finReceived = false;
   /** onEnd has been called. */
   endNotified = false;
   /** Bytes the application has consumed (copied_seq) and the DRS measurement window. */
-  copiedSeq = 0;
+  copiedSeq = F64_ZERO;
   rcvqSpace = 0;
-  rcvqSeq = 0;
-  rcvqTime = 0;
-  /** In-order data received in the current event, handed to the application after the ACK decision. */
-  readonly pendingData: Uint8Array[] = [];
+  rcvqSeq = F64_ZERO;
+  rcvqTime = F64_ZERO;
+  /**
+   * In-order data received in the current event, handed to the application after the ACK decision:
+   * the first pendingCount entries, each pendingBytes[i][pendingFrom[i], + pendingLen[i]) (kept as
+   * ranges: a view is made only for an application that reads the bytes).
+   */
+  readonly pendingBytes: Uint8Array[] = [];
+  readonly pendingFrom: number[] = [];
+  readonly pendingLen: number[] = [];
   pendingCount = 0;
   pendingCharge = 0;
   /**
@@ -191,7 +203,7 @@ export class TcpSocket implements CcHost {
   ackNow = false;
   pingpong = false;
   ato = 0;
-  lastRecvTime = 0;
+  lastRecvTime = F64_ZERO;
   rcvMss = TCP_MSS_DEFAULT;
   // GRO batch
   groOpen = false;
@@ -200,19 +212,19 @@ export class TcpSocket implements CcHost {
 
   // ---- timers (event ids; 0 = none) and their deadlines ----
   /** When the SYN / SYN-ACK was first sent (handshake RTT sample). */
-  synSentAt = 0;
-  rtxTimer = 0;
-  rtxTimerAt = 0;
-  rtxDeadline = 0;
+  synSentAt = F64_ZERO;
+  rtxTimer = F64_ZERO;
+  rtxTimerAt = F64_ZERO;
+  rtxDeadline = F64_ZERO;
   /** What the retransmission timer does when it fires. */
   rtxMode: 0 | 1 | 2 = 0;
   probes = 0;
-  delackTimer = 0;
-  delackDeadline = 0;
-  groTimer = 0;
-  reoTimer = 0;
-  stateTimer = 0;
-  connectTimer = 0;
+  delackTimer = F64_ZERO;
+  delackDeadline = F64_ZERO;
+  groTimer = F64_ZERO;
+  reoTimer = F64_ZERO;
+  stateTimer = F64_ZERO;
+  connectTimer = F64_ZERO;
   /** Set once the application has fully closed (no more reads). */
   orphan = false;
   /** The listener that created this connection (passive open), and whether it was handed over. */
@@ -230,6 +242,10 @@ export class TcpSocket implements CcHost {
     events: TcpEvents,
   ) {
     const sys = stack.sysctl;
+    // -1 ("none") once the fields are doubles (see F64_ZERO): -1 would make them small integers.
+    this.rackXmit = -1;
+    this.tlpHighSeq = -1;
+    this.pendingFinSeq = -1;
     this.events = events;
     this.noDelay = options.noDelay ?? false;
     this.autoRead = options.autoRead ?? true;
@@ -337,13 +353,20 @@ export class TcpSocket implements CcHost {
     return data;
   }
 
-  /** Turns auto-read on or off; turning it on hands queued data to onData. */
+  /** Turns auto-read on or off; turning it on hands queued data to the application. */
   setAutoRead(on: boolean): void {
     this.autoRead = on;
     if (on && this.rq.unreadBytes > 0) {
       const data = this.read();
-      this.events.onData?.(this, data);
+      this.handOver(data, 0, data.length);
     }
+  }
+
+  /** Gives in-order bytes[from, from+len) to the application: a view to onData, else the length to onReceive. */
+  handOver(bytes: Uint8Array, from: number, len: number): void {
+    const events = this.events;
+    if (events.onData !== undefined) events.onData(this, from === 0 && len === bytes.length ? bytes : bytes.subarray(from, from + len));
+    else events.onReceive?.(this, len);
   }
 
   // ---- helpers used by the segment paths ---------------------------------------------------------

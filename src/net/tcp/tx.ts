@@ -7,9 +7,9 @@ import { TracePoint } from "../../../datapath/reasons.js";
 import { write16, write32 } from "../../wire/bytes.js";
 import { packetBuffers } from "../../skb/buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "../../skb/skbuff.js";
-import { foldSum, pseudoHeaderSumV4, rememberZeroSum, setL4ChecksumV4 } from "../../wire/checksum.js";
+import { foldSum, onesSum, pseudoHeaderSumV4, rememberZeroSum, setL4ChecksumV4 } from "../../wire/checksum.js";
 import { IPPROTO_TCP, IP_DF, writeIpv4Header } from "../stack/ip-packet.js";
-import { GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
+import { F64_ZERO, GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
 import { Sacked } from "./rtx-queue.js";
 import { seqAdd, seqDiff } from "./seq.js";
@@ -26,7 +26,7 @@ const TSO_WIN_DIVISOR = 3;
 
 const sackLeft = new Uint32Array(4);
 const sackRight = new Uint32Array(4);
-const synOpts: SynOptions = { mss: 0, sackPermitted: false, timestamps: false, tsVal: 0, tsEcr: 0, wscale: -1 };
+const synOpts: SynOptions = { mss: 0, sackPermitted: false, timestamps: false, tsVal: F64_ZERO, tsEcr: F64_ZERO, wscale: -1 };
 
 /** The connection's timestamp clock: milliseconds plus its random offset (tcp_time_stamp_ts). */
 function tsNow(sock: TcpSocket): number {
@@ -74,6 +74,11 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
     skb.gsoSegs = segs;
     skb.gsoType = GsoType.TCPV4;
     write16(b, t + 16, foldSum(pseudoHeaderSumV4(sock.localAddr, sock.remoteAddr, IPPROTO_TCP, 0)));
+  } else if (dataLen === 0) {
+    // A header-only segment (most are ACKs): its few words are summed directly. The checksum is the
+    // same whichever way it is summed, and so short a range leaves the buffer's payload-sum memo alone.
+    write16(b, t + 16, 0);
+    write16(b, t + 16, ~foldSum(onesSum(b, t, t + tcpLen, pseudoHeaderSumV4(sock.localAddr, sock.remoteAddr, IPPROTO_TCP, tcpLen))) & 0xffff);
   } else {
     setL4ChecksumV4(b, t, tcpLen, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
   }
@@ -278,6 +283,21 @@ function queueNew(sock: TcpSocket, len: number, fin: boolean, now: number): void
   sock.lastSendTime = now;
 }
 
+/**
+ * queueNew for `count` full segments (no FIN) in a row, as the same number of queueNew calls leave it:
+ * the per-segment checks give the same answer for each one (time, state and the ACK timing do not
+ * change in between; packets out only grows, so its maximum is the last value).
+ */
+function queueFullSegments(sock: TcpSocket, count: number, now: number): void {
+  if (count <= 0) return;
+  if (now - sock.lastRecvTime < sock.ato) sock.pingpong = true;
+  sock.sndNxt = sock.rtx.pushRun(sock.sndNxt, sock.mss, count, now);
+  sock.packetsOut += count;
+  if (sock.packetsOut > sock.maxPacketsOut) sock.maxPacketsOut = sock.packetsOut;
+  if (sock.caState === CaState.RECOVERY) sock.prrOut += count;
+  sock.lastSendTime = now;
+}
+
 /** The loss probe's new segment: one MSS (or less) of unsent data, if the peer's window allows. */
 export function sendNewProbe(sock: TcpSocket): boolean {
   const avail = seqDiff(sock.writeSeq, sock.sndNxt);
@@ -367,7 +387,7 @@ export function pushPending(sock: TcpSocket): void {
       // The full segments after this one that the loop would add to the same batch without a
       // decision: within budget and the peer's window, and none of them the stream's last.
       const more = Math.min(batchMax - batchSegs, budget, Math.floor((avail - mss - 1) / mss), Math.floor((room - mss) / mss));
-      for (let k = 0; k < more; k++) queueNew(sock, mss, false, now);
+      queueFullSegments(sock, more, now);
       budget -= more;
       batchSegs += more;
       batchBytes += more * mss;

@@ -3,7 +3,7 @@
 // target time, the 1/32 s recompute throttle and the cnt <= 20 cap before the first loss.
 // HyStart is not modelled: slow start runs until the first loss (noted in the README of the layer).
 
-import { NS_PER_SEC } from "../constants.js";
+import { F64_ZERO, NS_PER_SEC } from "../constants.js";
 import { CongestionName } from "../sysctl.js";
 import { congAvoidAi, slowStart, type CcHost, type CongestionControl } from "./types.js";
 
@@ -19,16 +19,22 @@ export class Cubic implements CongestionControl {
   cnt = 0;
   lastMaxCwnd = 0;
   private lastCwnd = 0;
-  private lastTime = -1;
+  private lastTime = F64_ZERO;
   private originPoint = 0;
   /** K in seconds. */
-  k = 0;
+  k = F64_ZERO;
   /** delay_min in ns (0 = unknown). */
-  delayMin = 0;
+  delayMin = F64_ZERO;
   /** epoch start in ns, -1 = no epoch. */
-  epochStart = -1;
+  epochStart = F64_ZERO;
   private ackCnt = 0;
   private tcpCwnd = 0;
+
+  constructor() {
+    // -1 ("none") once the fields are doubles (see F64_ZERO): -1 would make them small integers.
+    this.lastTime = -1;
+    this.epochStart = -1;
+  }
 
   ssthresh(h: CcHost): number {
     this.epochStart = -1;
