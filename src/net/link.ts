@@ -256,9 +256,11 @@ class LinkDirection {
       if (mark === SegMark.QUEUE_FULL) {
         this.stats.queueDrops++;
         this.dropAt(seg, DropReason.QUEUE_FULL, "net/link:queue");
+        consumeSkb(seg); // the link cut this segment and was its only holder: its buffer goes back
       } else if (mark === SegMark.LOST) {
         this.stats.lost++;
         this.dropAt(seg, DropReason.LINK_LOSS, "net/link:loss");
+        consumeSkb(seg);
       } else {
         world.sim.scheduleAt(segEnds[i]! + p.latencyNs, this.deliver, seg);
       }
