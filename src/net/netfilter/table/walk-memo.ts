@@ -79,6 +79,9 @@ export class WalkRecord {
   readonly policy: NfChain | null;
   readonly programs: readonly NfRule[];
   readonly versions: readonly number[];
+  /** Replayed packets (and their bytes) not yet added to rules and policy (see deferred-counts.ts). */
+  pendingPackets = 0;
+  pendingBytes = 0;
 
   constructor(
     key: WalkKey,
@@ -117,6 +120,17 @@ export class WalkRecord {
       this.inDev === key.inDev &&
       this.outDev === key.outDev
     );
+  }
+
+  /** Adds the pending replayed packets to the matched rules' and the policy's counters. */
+  flushPending(): void {
+    const packets = this.pendingPackets;
+    const bytes = this.pendingBytes;
+    this.pendingPackets = 0;
+    this.pendingBytes = 0;
+    const rules = this.rules;
+    for (let k = 0; k < rules.length; k++) rules[k]!.addCounts(packets, bytes);
+    this.policy?.addPolicyCounts(packets, bytes);
   }
 
   /** True while every versioned PROGRAM the walk ran reports the stamp it had. */
