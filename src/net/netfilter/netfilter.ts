@@ -305,9 +305,10 @@ export class Netfilter {
     const h = f.h;
     const ctx = f.ctx;
     const skb = f.skb!;
-    key.src = h.src4;
-    key.dst = h.dst4;
-    key.ports = h.srcPort * 65536 + h.dstPort;
+    // As int32 (the same bits; the hash reads them so anyway): V8 keeps them unboxed in the records.
+    key.src = h.src4 | 0;
+    key.dst = h.dst4 | 0;
+    key.ports = (h.srcPort << 16) | h.dstPort;
     const l4Usable = h.fragOffset === 0 && h.l4Offset >= 0 && h.status === 0;
     const status = ctx.ctStatus;
     key.bits =
