@@ -1,12 +1,14 @@
 // Deferred counter updates (table/deferred-counts.ts): replays and empty built-in chains leave their
 // counts pending, and every counter read, -Z, rule deletion and table edit must still see exactly
-// what eager counting (replay off) leaves. Counters are read at every step, so a missed flush or a
+// what eager counting (replay off) leaves; a record's pending bytes never grow past 2^31. Counters are read at every step, so a missed flush or a
 // double count shows up at the packet it happens.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Netfilter } from "../../../src/net/netfilter/netfilter.js";
-import type { NfRule } from "../../../src/net/netfilter/table/rule.js";
+import { DeferredCounts } from "../../../src/net/netfilter/table/deferred-counts.js";
+import { NfRule } from "../../../src/net/netfilter/table/rule.js";
+import { WalkKey, WalkRecord, WalkRecorder } from "../../../src/net/netfilter/table/walk-memo.js";
 import { TCP, TestHost, forward, tcpSeg } from "./helpers.js";
 
 interface Side {
@@ -70,4 +72,19 @@ test("deferred counts read exactly as eager ones after every packet, -Z, a delet
   both((s) => assert.ok(s.host.netfilter.table("filter").insert("fw", { proto: "tcp", target: { kind: "ACCEPT" } }, 1).ok));
   for (let k = 0; k < 3; k++) both((s) => s.send(1500));
   same("after an edit and the new walks' replays");
+});
+
+test("a record's pending bytes are flushed before they leave the small-integer range, and still add up exactly", () => {
+  const rule = new NfRule({ target: { kind: "ACCEPT" } });
+  const rec = new WalkRecorder();
+  rec.matched(rule);
+  const record = new WalkRecord(new WalkKey(), 1, true, rec, 1, 1, 0);
+  const counts = new DeferredCounts([null, null, null, null, null]);
+  const packets = 20000;
+  for (let k = 0; k < packets; k++) {
+    counts.replayed(record, 65535);
+    assert.ok(record.pendingBytes < 2 ** 31, `pending bytes stay below 2^31 (packet ${k})`);
+  }
+  counts.flush();
+  assert.deepEqual([rule.packets, rule.bytes], [packets, packets * 65535]);
 });

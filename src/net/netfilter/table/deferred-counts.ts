@@ -9,6 +9,12 @@ import type { WalkRecord } from "./walk-memo.js";
 
 /** Records with pending packets are flushed once this many wait (bounds the list between reads). */
 const MAX_PENDING_RECORDS = 4096;
+/**
+ * A record's pending bytes are flushed from this much on, so that adding a packet (at most 65535
+ * bytes) keeps them below 2^31: V8 then keeps the field a small integer in every record instead of
+ * boxing it as a heap number.
+ */
+const FLUSH_PENDING_BYTES_AT = 2 ** 30;
 
 export class DeferredCounts {
   /** Records holding packets not yet added to their rules and policy. */
@@ -28,7 +34,7 @@ export class DeferredCounts {
       if (this.records.length >= MAX_PENDING_RECORDS) this.flush();
       this.records.push(record);
       this.pending = true;
-    }
+    } else if (record.pendingBytes >= FLUSH_PENDING_BYTES_AT) record.flushPending();
     record.pendingPackets++;
     record.pendingBytes += length;
   }
