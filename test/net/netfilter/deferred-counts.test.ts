@@ -37,7 +37,7 @@ function side(replayWalks: boolean): Side {
 function counters(nf: Netfilter, rules: readonly NfRule[]): unknown {
   // Rules first: each kind of reader must flush by itself.
   const ruleCounts = rules.map((r) => [r.packets, r.bytes]);
-  const policies = (["mangle", "filter"] as const).flatMap((t) => nf.table(t).chains().filter((c) => c.builtin).map((c) => [c.policyPackets, c.policyBytes]));
+  const policies = (["mangle", "filter"] as const).flatMap((t) => nf.table(t).chains().filter((c) => c.builtin).map((c) => [c.policyCounter.packets, c.policyCounter.bytes]));
   return { ruleCounts, policies, save: nf.save(true) };
 }
 

@@ -4,6 +4,7 @@
 
 import type { ChainIndex } from "./chain-index.js";
 import type { DeferredCounts } from "./deferred-counts.js";
+import { PacketCounter } from "./packet-counter.js";
 import type { NfRule } from "./rule.js";
 
 export type ChainPolicy = "ACCEPT" | "DROP";
@@ -11,9 +12,8 @@ export type ChainPolicy = "ACCEPT" | "DROP";
 export class NfChain {
   readonly rules: NfRule[] = [];
   policy: ChainPolicy = "ACCEPT";
-  /** Policy counters as counted so far (the table's deferred counts may hold more: read through policyPackets/Bytes). */
-  private countedPolicyPackets = 0;
-  private countedPolicyBytes = 0;
+  /** Packets that ended in the policy of this built-in chain. */
+  readonly policyCounter: PacketCounter;
   /** Rules (in any chain of the table) that jump or go to this chain. */
   refs = 0;
   /** The chains holding those rules, with how many of them each holds. */
@@ -26,33 +26,9 @@ export class NfChain {
     /** Hook of a built-in chain, -1 for a user chain. */
     readonly hook: number,
     /** The owning table's deferred counter updates, flushed before the policy counters are read or set. */
-    private readonly deferred: DeferredCounts | null = null,
-  ) {}
-
-  get policyPackets(): number {
-    this.deferred?.flush();
-    return this.countedPolicyPackets;
-  }
-
-  set policyPackets(packets: number) {
-    this.deferred?.flush();
-    this.countedPolicyPackets = packets;
-  }
-
-  get policyBytes(): number {
-    this.deferred?.flush();
-    return this.countedPolicyBytes;
-  }
-
-  set policyBytes(bytes: number) {
-    this.deferred?.flush();
-    this.countedPolicyBytes = bytes;
-  }
-
-  /** Counts packets that ended in the policy (the per-packet path: no flush). */
-  addPolicyCounts(packets: number, bytes: number): void {
-    this.countedPolicyPackets += packets;
-    this.countedPolicyBytes += bytes;
+    deferred: DeferredCounts | null = null,
+  ) {
+    this.policyCounter = new PacketCounter(deferred);
   }
 
   get builtin(): boolean {

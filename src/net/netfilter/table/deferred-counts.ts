@@ -1,8 +1,8 @@
 // Rule and policy counter updates a table defers off the per-packet path: a replayed walk adds its
 // packet to its record (one write to an object the lookup just read) instead of to every rule it
 // matched, and a run through an empty ACCEPT built-in chain adds to a per-hook slot here instead of
-// to the chain. Every counter read and write (NfRule.packets/bytes, NfChain.policyPackets/Bytes,
-// -Z) flushes first, so readers see exactly the counts an eager update would have left.
+// to the chain. Every counter read and write (packet-counter.ts: each rule's counters and each
+// chain's policy counters, -Z included) flushes first, so readers see exactly the counts an eager update would have left.
 
 import type { NfChain } from "./chain.js";
 import type { WalkRecord } from "./walk-memo.js";
@@ -58,7 +58,7 @@ export class DeferredCounts {
     for (let hook = 0; hook < this.hooks.length; hook++) {
       const packets = slots[hook * 2]!;
       if (packets === 0) continue;
-      this.hooks[hook]!.addPolicyCounts(packets, slots[hook * 2 + 1]!);
+      this.hooks[hook]!.policyCounter.addCounts(packets, slots[hook * 2 + 1]!);
       slots[hook * 2] = 0;
       slots[hook * 2 + 1] = 0;
     }

@@ -237,12 +237,8 @@ export class NfTable {
   /** -Z: zeroes rule and policy counters. */
   zero(): void {
     for (const c of this.chainMap.values()) {
-      c.policyPackets = 0;
-      c.policyBytes = 0;
-      for (const r of c.rules) {
-        r.packets = 0;
-        r.bytes = 0;
-      }
+      c.policyCounter.zero();
+      for (const r of c.rules) r.zero();
     }
   }
 

@@ -131,7 +131,7 @@ export class Traversal {
       }
       // RETURN or end of chain.
       if (chain.builtin || depth === 0) {
-        base.addPolicyCounts(1, ctx.length);
+        base.policyCounter.addCounts(1, ctx.length);
         if (rec !== null) rec.policy = base;
         return this.decide(base, 0, null, base.policy === "DROP" ? 0 : 1);
       }

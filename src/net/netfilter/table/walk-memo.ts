@@ -136,7 +136,7 @@ export class WalkRecord {
     this.pendingBytes = 0;
     const rules = this.rules;
     for (let k = 0; k < rules.length; k++) rules[k]!.addCounts(packets, bytes);
-    this.policy?.addPolicyCounts(packets, bytes);
+    this.policy?.policyCounter.addCounts(packets, bytes);
   }
 
   /** True while every versioned PROGRAM the walk ran reports the stamp it had. */
