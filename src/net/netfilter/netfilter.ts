@@ -260,8 +260,7 @@ export class Netfilter {
       // An empty built-in chain: only its policy counters move. The kernel still runs the table once
       // it is instantiated in the namespace (on first use, i.e. once anything edited it).
       if (table.generation > 0) table.traversals++;
-      chain.policyPackets++;
-      chain.policyBytes += f.ctx.length;
+      table.deferred.emptyChainRan(f.hook, f.ctx.length);
       return NfVerdict.ACCEPT;
     }
     f.table = table;
@@ -306,9 +305,10 @@ export class Netfilter {
     const h = f.h;
     const ctx = f.ctx;
     const skb = f.skb!;
-    key.src = h.src4;
-    key.dst = h.dst4;
-    key.ports = h.srcPort * 65536 + h.dstPort;
+    // As int32 (the same bits; the hash reads them so anyway): V8 keeps them unboxed in the records.
+    key.src = h.src4 | 0;
+    key.dst = h.dst4 | 0;
+    key.ports = (h.srcPort << 16) | h.dstPort;
     const l4Usable = h.fragOffset === 0 && h.l4Offset >= 0 && h.status === 0;
     const status = ctx.ctStatus;
     key.bits =
@@ -326,20 +326,9 @@ export class Netfilter {
     return key.hash();
   }
 
-  /** Repeats a remembered accepting walk's effects: counters, evaluation tallies, the mark. */
+  /** Repeats a remembered accepting walk's effects: counters (deferred), evaluation tallies, the mark. */
   private replay(f: Frame, table: NfTable, known: WalkRecord): number {
-    const length = f.ctx.length;
-    const rules = known.rules;
-    for (let k = 0; k < rules.length; k++) {
-      const rule = rules[k]!;
-      rule.packets++;
-      rule.bytes += length;
-    }
-    const policy = known.policy;
-    if (policy !== null) {
-      policy.policyPackets++;
-      policy.policyBytes += length;
-    }
+    table.deferred.replayed(known, f.ctx.length);
     table.rulesEvaluated += known.rulesEvaluated;
     table.matchesEvaluated += known.matchesEvaluated;
     f.skb!.mark = known.markOut;

@@ -80,7 +80,7 @@ function observe(main: readonly NfRuleSpec[], sub: readonly NfRuleSpec[], packet
     const v = host.netfilter.run(NfHook.FORWARD, skb, inDev, outDev);
     out.push(`${v} mark=${skb.mark} site=${v === NfVerdict.DROP ? host.sink.dropRecords.at(-1)!.site : ""}`);
   });
-  for (const name of ["FORWARD", "SUB"]) out.push(`${name}: ${filter.chain(name)!.rules.map((r) => `${r.packets}/${r.bytes}`).join(" ")} policy ${filter.chain(name)!.policyPackets}`);
+  for (const name of ["FORWARD", "SUB"]) out.push(`${name}: ${filter.chain(name)!.rules.map((r) => `${r.packets}/${r.bytes}`).join(" ")} policy ${filter.chain(name)!.policyCounter.packets}`);
   return out;
 }
 

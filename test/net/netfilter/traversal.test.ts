@@ -47,7 +47,7 @@ test("jump, RETURN, goto and the policy, with per-rule and policy counters", () 
   assert.deepEqual(counts("A"), [2, 1, 1, 0]);
   assert.deepEqual(counts("B"), [1]);
   const fwd = filter.chain("FORWARD")!;
-  assert.deepEqual([fwd.policyPackets, fwd.policyBytes], [1, 40]);
+  assert.deepEqual([fwd.policyCounter.packets, fwd.policyCounter.bytes], [1, 40]);
   assert.equal(filter.chain("FORWARD")!.rules[1]!.bytes, 29, "bytes count the IPv4 total length");
 
   const drops = host.sink.dropRecords;

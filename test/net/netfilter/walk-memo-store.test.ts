@@ -9,7 +9,7 @@ function key(src: number): WalkKey {
   const k = new WalkKey();
   k.src = src;
   k.dst = 0x0a000001;
-  k.ports = 1000 * 65536 + 80;
+  k.ports = (1000 << 16) | 80;
   k.bits = 2 | (6 << 3);
   return k;
 }

@@ -3,6 +3,8 @@
 // lookup index traversal builds for long chains.
 
 import type { ChainIndex } from "./chain-index.js";
+import type { DeferredCounts } from "./deferred-counts.js";
+import { PacketCounter } from "./packet-counter.js";
 import type { NfRule } from "./rule.js";
 
 export type ChainPolicy = "ACCEPT" | "DROP";
@@ -10,8 +12,8 @@ export type ChainPolicy = "ACCEPT" | "DROP";
 export class NfChain {
   readonly rules: NfRule[] = [];
   policy: ChainPolicy = "ACCEPT";
-  policyPackets = 0;
-  policyBytes = 0;
+  /** Packets that ended in the policy of this built-in chain. */
+  readonly policyCounter: PacketCounter;
   /** Rules (in any chain of the table) that jump or go to this chain. */
   refs = 0;
   /** The chains holding those rules, with how many of them each holds. */
@@ -23,7 +25,11 @@ export class NfChain {
     readonly name: string,
     /** Hook of a built-in chain, -1 for a user chain. */
     readonly hook: number,
-  ) {}
+    /** The owning table's deferred counter updates, flushed before the policy counters are read or set. */
+    deferred: DeferredCounts | null = null,
+  ) {
+    this.policyCounter = new PacketCounter(deferred);
+  }
 
   get builtin(): boolean {
     return this.hook >= 0;

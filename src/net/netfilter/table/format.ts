@@ -153,7 +153,7 @@ export function formatTableSave(table: NfTable, counters: boolean): string {
   const lines = [`*${table.name}`];
   for (const c of table.chains()) {
     const policy = c.builtin ? c.policy : "-";
-    lines.push(`:${c.name} ${policy} [${c.builtin ? c.policyPackets : 0}:${c.builtin ? c.policyBytes : 0}]`);
+    lines.push(`:${c.name} ${policy} [${c.builtin ? c.policyCounter.packets : 0}:${c.builtin ? c.policyCounter.bytes : 0}]`);
   }
   for (const c of table.chains()) {
     for (const r of c.rules) lines.push(`${counters ? `[${r.packets}:${r.bytes}] ` : ""}-A ${c.name} ${formatRuleArgs(r)}`);

@@ -5,6 +5,7 @@ import { ipv4Mask, parseIPv4 } from "../../../util/ip.js";
 import { err, ok, type Result } from "../../../util/result.js";
 import { CtMatchState } from "../ct-state.js";
 import { parseNatTo, parseToPorts, type NatRange } from "../nat/range.js";
+import { PacketCounter } from "./packet-counter.js";
 import type { NfChain } from "./table.js";
 import {
   ADDR_TYPES,
@@ -88,9 +89,8 @@ const PORT_PROTOS = new Set([6, 17, 132, 136, 33]);
 const NO_PORTS = new Uint16Array(0);
 const PROTO_NAMES: { readonly [name: string]: number } = { all: 0, icmp: 1, tcp: 6, udp: 17, sctp: 132, udplite: 136, dccp: 33, gre: 47, ipip: 4, esp: 50, ah: 51 };
 
-export class NfRule {
-  packets = 0;
-  bytes = 0;
+/** A compiled rule; its packets/bytes counters come from PacketCounter. */
+export class NfRule extends PacketCounter {
   has = 0;
   srcNet = 0;
   srcMask = 0;
@@ -157,7 +157,9 @@ export class NfRule {
   /** xt match modules the rule calls besides ip_packet_match (tcp/udp, multiport, mark, conntrack, comment, ...). */
   matchModules = 0;
 
-  constructor(readonly spec: NfRuleSpec) {}
+  constructor(readonly spec: NfRuleSpec) {
+    super();
+  }
 
   get comment(): string | undefined {
     return this.spec.comment;

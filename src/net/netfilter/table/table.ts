@@ -11,6 +11,7 @@ import { NfChain, type ChainPolicy } from "./chain.js";
 import { checkTable, closureProblem, hookMaskOf, reaches, targetProblem } from "./jump-graph.js";
 import { compileRule, TargetKind, type NfRule } from "./rule.js";
 import type { NfError, NfRuleSpec } from "./spec.js";
+import { DeferredCounts } from "./deferred-counts.js";
 import { WalkMemo } from "./walk-memo.js";
 
 export { NfChain, type ChainPolicy } from "./chain.js";
@@ -40,6 +41,8 @@ export class NfTable {
   traversals = 0;
   /** Walks remembered per flow for replay (records hold for the generation they were made at). */
   readonly walkMemo = new WalkMemo();
+  /** Counter updates replays and empty chains leave for later (flushed by every counter read). */
+  readonly deferred = new DeferredCounts(this.hooks);
   private txn: Transaction | null = null;
   /** hasRules' answer and the generation it holds for (every edit bumps the generation). */
   private anyRules = false;
@@ -52,7 +55,7 @@ export class NfTable {
   ) {
     for (const hookName of BUILTIN_CHAINS[name]) {
       const hook = NF_HOOK_NAMES.indexOf(hookName);
-      const chain = new NfChain(hookName, hook);
+      const chain = new NfChain(hookName, hook, this.deferred);
       this.chainMap.set(hookName, chain);
       this.hooks[hook] = chain;
     }
@@ -143,7 +146,7 @@ export class NfTable {
   newChain(name: string): Result<NfChain, NfError> {
     if (!/^[^\s!-][^\s]{0,28}$/.test(name)) return this.fail(name, "chain", `invalid chain name "${name}"`);
     if (this.chainMap.has(name)) return this.fail(name, "chain", "chain already exists");
-    const chain = new NfChain(name, -1);
+    const chain = new NfChain(name, -1, this.deferred);
     this.chainMap.set(name, chain);
     this.edited();
     return ok(chain);
@@ -234,12 +237,8 @@ export class NfTable {
   /** -Z: zeroes rule and policy counters. */
   zero(): void {
     for (const c of this.chainMap.values()) {
-      c.policyPackets = 0;
-      c.policyBytes = 0;
-      for (const r of c.rules) {
-        r.packets = 0;
-        r.bytes = 0;
-      }
+      c.policyCounter.zero();
+      for (const r of c.rules) r.zero();
     }
   }
 
@@ -274,6 +273,7 @@ export class NfTable {
       rule.jumpChain = to;
     }
     this.touch(chain);
+    rule.deferred = this.deferred;
     chain.rules.splice(at, 0, rule);
     this.retain(chain, rule);
     this.edited();

@@ -74,8 +74,7 @@ export class Traversal {
           pos++;
           continue;
         }
-        rule.packets++;
-        rule.bytes += ctx.length;
+        rule.addCounts(1, ctx.length);
         if (rec !== null) rec.matched(rule);
         switch (rule.target) {
           case TargetKind.ACCEPT:
@@ -132,8 +131,7 @@ export class Traversal {
       }
       // RETURN or end of chain.
       if (chain.builtin || depth === 0) {
-        base.policyPackets++;
-        base.policyBytes += ctx.length;
+        base.policyCounter.addCounts(1, ctx.length);
         if (rec !== null) rec.policy = base;
         return this.decide(base, 0, null, base.policy === "DROP" ? 0 : 1);
       }

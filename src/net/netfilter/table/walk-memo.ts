@@ -15,9 +15,10 @@ const SET_MASK = SLOTS - 2;
 
 /** The flow key of one walk (filled per table run; compared field by field). */
 export class WalkKey {
+  /** Addresses and ports as int32 (small integers stay unboxed in the records' fields). */
   src = 0;
   dst = 0;
-  /** sport * 65536 + dport. */
+  /** sport << 16 | dport. */
   ports = 0;
   /** hook, protocol, L4-usable flag and conntrack facts packed (see Netfilter's key filling). */
   bits = 0;
@@ -66,6 +67,9 @@ export class WalkRecorder {
   }
 }
 
+const NO_PROGRAMS: readonly NfRule[] = [];
+const NO_VERSIONS: readonly number[] = [];
+
 /** One remembered walk: its key, the table generation it holds for and, when replayable, its effects. */
 export class WalkRecord {
   readonly src: number;
@@ -79,6 +83,9 @@ export class WalkRecord {
   readonly policy: NfChain | null;
   readonly programs: readonly NfRule[];
   readonly versions: readonly number[];
+  /** Replayed packets (and their bytes) not yet added to rules and policy (see deferred-counts.ts). */
+  pendingPackets = 0;
+  pendingBytes = 0;
 
   constructor(
     key: WalkKey,
@@ -99,8 +106,10 @@ export class WalkRecord {
     this.outDev = key.outDev;
     this.rules = replayable ? rec.rules.slice() : [];
     this.policy = replayable ? rec.policy : null;
-    this.programs = replayable ? rec.programs.slice() : [];
-    this.versions = replayable ? rec.versions.slice() : [];
+    // Most walks run no PROGRAM: they share one empty list (no array of their own to load per replay).
+    const versioned = replayable && rec.programs.length > 0;
+    this.programs = versioned ? rec.programs.slice() : NO_PROGRAMS;
+    this.versions = versioned ? rec.versions.slice() : NO_VERSIONS;
   }
 
   matches(key: WalkKey, generation: number): boolean {
@@ -117,6 +126,17 @@ export class WalkRecord {
       this.inDev === key.inDev &&
       this.outDev === key.outDev
     );
+  }
+
+  /** Adds the pending replayed packets to the matched rules' and the policy's counters. */
+  flushPending(): void {
+    const packets = this.pendingPackets;
+    const bytes = this.pendingBytes;
+    this.pendingPackets = 0;
+    this.pendingBytes = 0;
+    const rules = this.rules;
+    for (let k = 0; k < rules.length; k++) rules[k]!.addCounts(packets, bytes);
+    this.policy?.policyCounter.addCounts(packets, bytes);
   }
 
   /** True while every versioned PROGRAM the walk ran reports the stamp it had. */
