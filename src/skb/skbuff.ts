@@ -70,6 +70,15 @@ export class SkBuff {
   gsoSegs = 0;
   /** Bitmask of GsoType. */
   gsoType = 0;
+  /**
+   * CHECKSUM_UNNECESSARY for one L4 header: the buffer, offset and length of the TCP/UDP segment whose
+   * checksum was last verified good (l4-checksum.ts). Every later writer of those bytes keeps the checksum
+   * right (NAT rewrites it incrementally), so later checks of the same header in this skb can skip
+   * the sum, as the kernel's do once ip_summed says the checksum is known good.
+   */
+  l4VerifiedData: Uint8Array | null = null;
+  l4VerifiedAt = -1;
+  l4VerifiedLen = 0;
 
   constructor(id: number, data: Uint8Array, head: number, tail: number) {
     this.id = id;

@@ -5,7 +5,8 @@
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason } from "../../../datapath/reasons.js";
 import { read16, read32 } from "../../wire/bytes.js";
-import { verifyChecksum, verifyL4ChecksumV4 } from "../../wire/checksum.js";
+import { verifyChecksum } from "../../wire/checksum.js";
+import { l4ChecksumGood } from "../../skb/l4-checksum.js";
 import { DeliveryKind } from "../../trace/ledger.js";
 import { NfHook, NfVerdict } from "../netfilter/hooks.js";
 import type { NetDevice } from "../device.js";
@@ -87,7 +88,7 @@ function udpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
     return;
   }
   // A GRO-merged super-packet's checksums were checked per segment (CHECKSUM_UNNECESSARY).
-  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, ulen, IPPROTO_UDP, read32(b, ip + 12), read32(b, ip + 16))) {
+  if (skb.gsoSize === 0 && !l4ChecksumGood(skb, b, l4, ulen, IPPROTO_UDP, read32(b, ip + 12), read32(b, ip + 16))) {
     udpBadChecksum(ns, skb, dev);
     return;
   }
@@ -152,7 +153,7 @@ function tcpReceive(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktType: numb
     tcpMalformed(ns, skb, dev, l4, avail, doff);
     return;
   }
-  if (skb.gsoSize === 0 && !verifyL4ChecksumV4(b, l4, avail, IPPROTO_TCP, read32(b, ip + 12), read32(b, ip + 16))) {
+  if (skb.gsoSize === 0 && !l4ChecksumGood(skb, b, l4, avail, IPPROTO_TCP, read32(b, ip + 12), read32(b, ip + 16))) {
     counters.InCsumErrors++;
     counters.InErrs++;
     ns.dropPacket(skb, dev, "local-in", DropReason.BAD_CHECKSUM, "net/stack/tcp:checksum", `tcp.checksum at byte ${l4 - ip + 16}: wrong`);

@@ -4,25 +4,26 @@
 
 import type { ParsedHeaders } from "../../../wire/headers.js";
 import { read16 } from "../../../wire/bytes.js";
-import { verifyL4ChecksumV4 } from "../../../wire/checksum.js";
+import { l4ChecksumGood } from "../../../skb/l4-checksum.js";
+import type { SkBuff } from "../../../skb/skbuff.js";
 import type { Conntrack } from "./conntrack.js";
 import { G, Ips } from "./table.js";
 import { CtVerdict } from "./tcp.js";
 import { NS_PER_SECOND } from "./timeouts.js";
 
 /** udp_error: truncated/malformed header or (at PREROUTING) a bad non-zero checksum. */
-export function udpError(bytes: Uint8Array, h: ParsedHeaders, verifyChecksum: boolean): boolean {
+export function udpError(skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, verifyChecksum: boolean): boolean {
   const udpLen = h.ipTotalLen - h.ipHeaderLen;
   if (udpLen < 8) return true;
   const len = read16(bytes, h.l4Offset + 4);
   if (len > udpLen || len < 8) return true;
   if (read16(bytes, h.l4Offset + 6) === 0) return false;
-  return verifyChecksum && !verifyL4ChecksumV4(bytes, h.l4Offset, udpLen, 17, h.src4, h.dst4);
+  return verifyChecksum && !l4ChecksumGood(skb, bytes, h.l4Offset, udpLen, 17, h.src4, h.dst4);
 }
 
 /** nf_conntrack_udp_packet; a first fragment skips the length/checksum checks (they cover the whole datagram). */
-export function udpPacket(ct: Conntrack, i: number, bytes: Uint8Array, h: ParsedHeaders, verify: boolean, fragment: boolean): number {
-  if (!fragment && udpError(bytes, h, verify && ct.config.checksum)) return CtVerdict.INVALID;
+export function udpPacket(ct: Conntrack, i: number, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, verify: boolean, fragment: boolean): number {
+  if (!fragment && udpError(skb, bytes, h, verify && ct.config.checksum)) return CtVerdict.INVALID;
   const t = ct.table;
   const to = ct.config.timeouts;
   const status = t.status(i);

@@ -171,8 +171,8 @@ function resolve(ct: Conntrack, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders
     else state = CtState.NEW;
 
     let verdict: number;
-    if (proto === IPPROTO_TCP) verdict = tcpPacket(ct, i, reply ? 1 : 0, bytes, h, verify);
-    else if (proto === IPPROTO_UDP) verdict = udpPacket(ct, i, bytes, h, verify, fragment);
+    if (proto === IPPROTO_TCP) verdict = tcpPacket(ct, i, reply ? 1 : 0, skb, bytes, h, verify);
+    else if (proto === IPPROTO_UDP) verdict = udpPacket(ct, i, skb, bytes, h, verify, fragment);
     else if (proto === IPPROTO_ICMP) verdict = icmpPacket(ct, i);
     else if (proto === IPPROTO_GRE) verdict = grePacket(ct, i);
     else verdict = genericPacket(ct, i);

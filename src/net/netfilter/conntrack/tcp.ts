@@ -3,7 +3,8 @@
 // (tcp_in_window: sequence/ack bounds, window scaling, SACK) and the per-state timeouts.
 
 import type { ParsedHeaders } from "../../../wire/headers.js";
-import { verifyL4ChecksumV4 } from "../../../wire/checksum.js";
+import { l4ChecksumGood } from "../../../skb/l4-checksum.js";
+import type { SkBuff } from "../../../skb/skbuff.js";
 import { read32 } from "../../../wire/bytes.js";
 import type { Conntrack } from "./conntrack.js";
 import { CtDir, F, G, Ips, ROW_WORDS, TD_END, TD_MAXACK, TD_MAXEND, TD_MAXWIN, TD_SCALE_FLAGS } from "./table.js";
@@ -70,10 +71,10 @@ function timeoutFor(t: CtTimeouts, state: number): number {
 }
 
 /** tcp_error: true when the segment is malformed, fails its checksum (PREROUTING) or has bad flags. */
-export function tcpError(bytes: Uint8Array, h: ParsedHeaders, verifyChecksum: boolean): boolean {
+export function tcpError(skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, verifyChecksum: boolean): boolean {
   const tcpLen = h.ipTotalLen - h.ipHeaderLen;
   if (h.tcpHeaderLen < 20 || tcpLen < h.tcpHeaderLen) return true;
-  if (verifyChecksum && !verifyL4ChecksumV4(bytes, h.l4Offset, tcpLen, 6, h.src4, h.dst4)) return true;
+  if (verifyChecksum && !l4ChecksumGood(skb, bytes, h.l4Offset, tcpLen, 6, h.src4, h.dst4)) return true;
   const flags = h.tcpFlags & 0xff & ~(TcpFlagBit.ECE | TcpFlagBit.CWR | TcpFlagBit.PSH);
   return VALID_FLAGS[flags] !== 1;
 }
@@ -366,9 +367,9 @@ function canEarlyDrop(state: number): boolean {
 }
 
 /** nf_conntrack_tcp_packet. `verify` enables the checksum check (the kernel checks only at PREROUTING). */
-export function tcpPacket(ct: Conntrack, i: number, dir: number, bytes: Uint8Array, h: ParsedHeaders, verify: boolean): number {
+export function tcpPacket(ct: Conntrack, i: number, dir: number, skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, verify: boolean): number {
   const t = ct.table;
-  if (tcpError(bytes, h, verify && ct.config.checksum)) return CtVerdict.INVALID;
+  if (tcpError(skb, bytes, h, verify && ct.config.checksum)) return CtVerdict.INVALID;
   if (!t.confirmed(i) && !tcpNew(ct, i, bytes, h)) return CtVerdict.INVALID;
 
   const u = t.u32;
