@@ -212,13 +212,6 @@ class LinkDirection {
       return;
     }
     this.busyUntil = segEnds[admitted - 1]!;
-    if (admitted === segs && p.lossRate === 0 && this.to.features.gro && link.taps.length === 0) {
-      // Every segment queued, none can be lost, nobody watches the wire: it arrives whole.
-      this.stats.sent += admitted;
-      this.stats.bytes += sentBytes;
-      world.sim.scheduleAt(this.busyUntil + p.latencyNs, this.deliver, skb);
-      return;
-    }
     let lost = 0;
     const rng = world.sim.rng;
     for (let i = 0; i < segs; i++) {
