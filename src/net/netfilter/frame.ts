@@ -29,8 +29,6 @@ export class Frame {
   dropExplanation: string | undefined = undefined;
   dropDstIdentity = 0;
   reply: Uint8Array | null = null;
-  /** Set when the packet's bytes may have changed since its last parse (a PROGRAM ran): the next hook must parse. */
-  headersStale = false;
 
   constructor(indexMinRules?: number) {
     this.trav = new Traversal(indexMinRules);

@@ -18,7 +18,6 @@ import { F, Ips } from "./conntrack/table.js";
 import type { ConntrackConfig } from "./conntrack/timeouts.js";
 import { CtState } from "./ct-state.js";
 import { Frame, siteOf } from "./frame.js";
-import { HeaderCarry } from "./header-carry.js";
 import { hookManip, NatManip, NF_HOOK_NAMES, NfHook, NfVerdict, type NfTableName } from "./hooks.js";
 import type { NetfilterHost } from "./host.js";
 import { NatEngine } from "./nat/engine.js";
@@ -69,8 +68,6 @@ export class Netfilter {
   private readonly targets: TargetRunner;
   private readonly indexMinRules: number | undefined;
   private readonly replayWalks: boolean;
-  /** The outermost run's parsed headers, for the next hook of the same packet (see header-carry.ts). */
-  private readonly carry = new HeaderCarry();
 
   constructor(
     readonly host: NetfilterHost,
@@ -139,7 +136,6 @@ export class Netfilter {
   run(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null): number {
     const tracking = this.tracking;
     if (!tracking && !this.anyRules) return NfVerdict.ACCEPT;
-    const outermost = this.depth === 0;
     const f = this.frames[this.depth] ?? this.newFrame();
     this.depth++;
     try {
@@ -148,34 +144,24 @@ export class Netfilter {
       f.outDev = outDev;
       f.hook = hook;
       f.reply = null;
-      f.headersStale = false;
-      // take() also drops the carry (this run overwrites the frame's headers). Entry hooks always
-      // parse: conntrack reads every header field, and a packet enters with bytes of its own.
-      const carried = outermost && this.carry.take(skb, f.h) && hook !== NfHook.PREROUTING && hook !== NfHook.OUTPUT;
-      if (!carried && !this.parse(f)) return NfVerdict.ACCEPT;
+      if (!this.parse(f)) return NfVerdict.ACCEPT;
       f.ctx.skb = skb;
-      const v = this.runHook(f, tracking);
-      if (outermost && v === NfVerdict.ACCEPT && !f.headersStale && f.h.commonLayout) this.carry.keep(skb);
-      return v;
+      switch (hook) {
+        case NfHook.PREROUTING:
+        case NfHook.OUTPUT:
+          return this.runEntryHook(f, tracking);
+        case NfHook.INPUT:
+          return this.runSteps(f, this.mangleFilter, true, true);
+        case NfHook.FORWARD:
+          return this.runSteps(f, this.mangleFilter, false, false);
+        case NfHook.POSTROUTING:
+          return this.runSteps(f, this.mangleOnly, true, true);
+        default:
+          return NfVerdict.ACCEPT;
+      }
     } finally {
       this.depth--;
       f.skb = null;
-    }
-  }
-
-  private runHook(f: Frame, tracking: boolean): number {
-    switch (f.hook) {
-      case NfHook.PREROUTING:
-      case NfHook.OUTPUT:
-        return this.runEntryHook(f, tracking);
-      case NfHook.INPUT:
-        return this.runSteps(f, this.mangleFilter, true, true);
-      case NfHook.FORWARD:
-        return this.runSteps(f, this.mangleFilter, false, false);
-      case NfHook.POSTROUTING:
-        return this.runSteps(f, this.mangleOnly, true, true);
-      default:
-        return NfVerdict.ACCEPT;
     }
   }
 
@@ -410,8 +396,6 @@ export class Netfilter {
     const dir = skb.ctState & CtState.REPLY ? 1 : 0;
     const h = f.h;
     if (skb.ctState & CtState.RELATED && h.ipProto === 1 && h.fragOffset === 0) {
-      // The quoted header is rewritten without a parse of it: the next hook parses again.
-      f.headersStale = true;
       const applies = this.nat.applies(i, dir, manip);
       if (applies) this.snapshot(f);
       if (!this.nat.translateError(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {

@@ -100,8 +100,6 @@ export class TargetRunner {
     d.reason = DropReason.POLICY_DENIED;
     d.explanation = undefined;
     d.dstIdentity = 0;
-    // A program may write the packet (the headers parsed for this hook stay as they were).
-    f.headersStale = true;
     const v = rule.program!(f.skb!, f.inDev, f.outDev, d);
     switch (v) {
       case ProgramVerdict.ACCEPT:
