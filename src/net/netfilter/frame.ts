@@ -8,7 +8,7 @@ import { MatchContext } from "./table/match.js";
 import type { NfRule } from "./table/rule.js";
 import type { NfChain, NfTable } from "./table/table.js";
 import { CONTINUE, Traversal, type TargetExecutor } from "./table/traverse.js";
-import { WalkKey, WalkRecorder } from "./table/walk-memo.js";
+import { WalkKey, WalkRecorder, type WalkRecord } from "./table/walk-memo.js";
 
 export class Frame {
   /** Runs a non-standard target for this frame's packet (bound once, no allocation per packet). */
@@ -19,6 +19,8 @@ export class Frame {
   /** The current table walk's flow key and what the walk did (for the table's walk memo). */
   readonly key = new WalkKey();
   readonly rec = new WalkRecorder();
+  /** The record of this packet's previous table walk in the namespace (its hooks so far), or null. */
+  lastRecord: WalkRecord | null = null;
   skb: SkBuff | null = null;
   inDev: NetDevice | null = null;
   outDev: NetDevice | null = null;

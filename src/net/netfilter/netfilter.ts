@@ -197,6 +197,8 @@ export class Netfilter {
   private runEntryHook(f: Frame, tracking: boolean): number {
     const skb = f.skb!;
     const hook = f.hook;
+    // A packet's walks link up from its first hook in this namespace on (see WalkRecord.next).
+    f.lastRecord = null;
     const keep = this.keepsAttached(f);
     if (!keep) {
       skb.ctState = 0;
@@ -254,9 +256,10 @@ export class Netfilter {
   }
 
   private runTable(f: Frame, table: NfTable): number {
-    const chain = table.hooks[f.hook] ?? null;
-    if (chain === null) return NfVerdict.ACCEPT;
-    if (chain.rules.length === 0 && chain.policy === "ACCEPT") {
+    table.knowHooks();
+    const bit = 1 << f.hook;
+    if ((table.walkHooks & bit) === 0) {
+      if ((table.emptyHooks & bit) === 0) return NfVerdict.ACCEPT;
       // An empty built-in chain: only its policy counters move. The kernel still runs the table once
       // it is instantiated in the namespace (on first use, i.e. once anything edited it).
       if (table.generation > 0) table.traversals++;
@@ -267,26 +270,40 @@ export class Netfilter {
     table.traversals++;
     if (!this.replayWalks) return this.finish(f, this.walk(f, table, null));
     const memo = table.walkMemo;
-    const hash = this.fillWalkKey(f);
-    const known = memo.find(f.key, hash, table.generation);
+    this.fillWalkKey(f);
+    const prev = f.lastRecord;
+    const known = memo.findAfter(prev, f.key, table.generation);
     if (known !== null) {
+      f.lastRecord = known;
       if (!known.replayable) return this.finish(f, this.walk(f, table, null));
       if (known.programsCurrent()) {
         memo.hits++;
         return this.replay(f, table, known);
       }
     }
+    return this.walkAndRemember(f, table, prev);
+  }
+
+  /** A walk with no replayable record: run in full and remembered (linked from the packet's previous walk). */
+  private walkAndRemember(f: Frame, table: NfTable, prev: WalkRecord | null): number {
+    const memo = table.walkMemo;
     const rec = f.rec;
     rec.reset();
     const rulesBefore = table.rulesEvaluated;
     const matchesBefore = table.matchesEvaluated;
     const v = this.walk(f, table, rec);
-    if (!rec.replayable) memo.store(f.key, hash, new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0));
+    let record: WalkRecord | null = null;
+    if (!rec.replayable) record = new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0);
     else if (v === NfVerdict.ACCEPT) {
       const rules = table.rulesEvaluated - rulesBefore;
       const matches = table.matchesEvaluated - matchesBefore;
-      memo.store(f.key, hash, new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark));
+      record = new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark);
     }
+    if (record !== null) {
+      memo.store(f.key, f.key.hash(), record);
+      if (prev !== null) prev.next = record;
+    }
+    f.lastRecord = record;
     return this.finish(f, v);
   }
 
@@ -299,8 +316,8 @@ export class Netfilter {
     return f.trav.run(table, f.hook, ctx, this.env, f.exec, rec);
   }
 
-  /** Fills the frame's walk key from the packet and its conntrack facts; returns its hash. */
-  private fillWalkKey(f: Frame): number {
+  /** Fills the frame's walk key from the packet and its conntrack facts. */
+  private fillWalkKey(f: Frame): void {
     const key = f.key;
     const h = f.h;
     const ctx = f.ctx;
@@ -323,7 +340,6 @@ export class Netfilter {
     key.mark = skb.mark;
     key.inDev = f.inDev;
     key.outDev = f.outDev;
-    return key.hash();
   }
 
   /** Repeats a remembered accepting walk's effects: counters (deferred), evaluation tallies, the mark. */

@@ -53,3 +53,34 @@ test("a record is found only for its key and its table generation", () => {
   assert.equal(memo.find(other, a.hash(), 5), null, "same hash set, another mark");
   assert.notEqual(key(1).hash(), key(2).hash());
 });
+
+test("findAfter answers as find does: through the previous walk's link, and after the table was edited", () => {
+  const memo = new WalkMemo();
+  const first = new WalkMemo();
+  const [a, b] = [key(1), key(2)];
+  const prev = record(a, 1, 0);
+  first.store(a, a.hash(), prev);
+  memo.store(b, b.hash(), record(b, 3, 7));
+  const found = memo.findAfter(prev, b, 3);
+  assert.equal(found, memo.find(b, b.hash(), 3));
+  assert.equal(prev.next, found, "the lookup linked the previous walk to it");
+  assert.equal(memo.findAfter(prev, b, 3), found, "the link answers the next time");
+  assert.equal(memo.findAfter(prev, b, 4), null, "an edit (new generation) is not answered by the link");
+  assert.equal(memo.findAfter(prev, a, 3), null, "another key is not answered by the link");
+  assert.equal(first.findAfter(prev, b, 3), null, "a link into another table's memo is not taken");
+  assert.equal(memo.findAfter(null, b, 3), found);
+});
+
+test("a linked record evicted from its set still answers (same key and generation as any record find could give)", () => {
+  const memo = new WalkMemo();
+  const hash = 5;
+  const [a, b, c] = [key(1), key(2), key(3)];
+  const prev = record(key(9), 1, 0);
+  const linked = record(a, 2, 1);
+  memo.store(a, hash, linked);
+  prev.next = linked;
+  memo.store(b, hash, record(b, 2, 2));
+  memo.store(c, hash, record(c, 2, 3));
+  assert.equal(memo.find(a, hash, 2), null, "evicted from the sets");
+  assert.equal(memo.findAfter(prev, a, 2), linked);
+});

@@ -43,6 +43,14 @@ export class NfTable {
   readonly walkMemo = new WalkMemo();
   /** Counter updates replays and empty chains leave for later (flushed by every counter read). */
   readonly deferred = new DeferredCounts(this.hooks);
+  /**
+   * Per hook (bit 1 << hook): the built-in chain there has rules or a DROP policy (walkHooks), or is
+   * an empty ACCEPT chain (emptyHooks); read per packet instead of the chain's own fields. Valid
+   * while hooksKnownAt equals the generation (every edit bumps it): see knowHooks().
+   */
+  walkHooks = 0;
+  emptyHooks = 0;
+  private hooksKnownAt = -1;
   private txn: Transaction | null = null;
   /** hasRules' answer and the generation it holds for (every edit bumps the generation). */
   private anyRules = false;
@@ -79,6 +87,22 @@ export class NfTable {
       this.rulesKnownAt = this.generation;
     }
     return this.anyRules;
+  }
+
+  /** Brings walkHooks and emptyHooks up to date with the chains (after an edit). */
+  knowHooks(): void {
+    if (this.hooksKnownAt === this.generation) return;
+    let walk = 0;
+    let empty = 0;
+    for (let hook = 0; hook < this.hooks.length; hook++) {
+      const chain = this.hooks[hook];
+      if (chain === null || chain === undefined) continue;
+      if (chain.rules.length === 0 && chain.policy === "ACCEPT") empty |= 1 << hook;
+      else walk |= 1 << hook;
+    }
+    this.walkHooks = walk;
+    this.emptyHooks = empty;
+    this.hooksKnownAt = this.generation;
   }
 
   /** Built-in chains first (hook order), then user chains in creation order. */

@@ -86,6 +86,13 @@ export class WalkRecord {
   /** Replayed packets (and their bytes) not yet added to rules and policy (see deferred-counts.ts). */
   pendingPackets = 0;
   pendingBytes = 0;
+  /** The memo holding this record (set by store; a link is taken only into the memo it was made for). */
+  owner: WalkMemo | null = null;
+  /**
+   * The record the packet's next table walk in the namespace took last time (the next table of the
+   * hook, or the first of its next hook): tried before the memo's hash lookup (see WalkMemo.findAfter).
+   */
+  next: WalkRecord | null = null;
 
   constructor(
     key: WalkKey,
@@ -153,6 +160,21 @@ export class WalkMemo {
   /** Replays served (monotonic; for tests and profiling). */
   hits = 0;
 
+  /**
+   * find() for the walk that follows prev's for the same packet: prev's successor when it is this
+   * memo's record for key and generation (no hash, no set probe), else the set lookup, which prev
+   * then links to. A successor the sets have since evicted still replays exactly: it was recorded
+   * for the same key and table generation as any record find() could return.
+   */
+  findAfter(prev: WalkRecord | null, key: WalkKey, generation: number): WalkRecord | null {
+    if (prev === null) return this.find(key, key.hash(), generation);
+    const next = prev.next;
+    if (next !== null && next.owner === this && next.matches(key, generation)) return next;
+    const found = this.find(key, key.hash(), generation);
+    if (found !== null) prev.next = found;
+    return found;
+  }
+
   find(key: WalkKey, hash: number, generation: number): WalkRecord | null {
     const set = hash & SET_MASK;
     const first = this.slots[set];
@@ -163,6 +185,7 @@ export class WalkMemo {
 
   /** Stores record for key: over its own earlier record, else first in its set (the newer key is kept first; the older second is dropped). */
   store(key: WalkKey, hash: number, record: WalkRecord): void {
+    record.owner = this;
     const set = hash & SET_MASK;
     const first = this.slots[set];
     const second = this.slots[set + 1];
