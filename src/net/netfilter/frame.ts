@@ -19,7 +19,10 @@ export class Frame {
   /** The current table walk's flow key and what the walk did (for the table's walk memo). */
   readonly key = new WalkKey();
   readonly rec = new WalkRecorder();
-  /** The record of this packet's previous table walk in the namespace (its hooks so far), or null. */
+  /**
+   * The record of the previous table walk at this depth (this packet's previous table or hook, or the
+   * previous packet's last walk: a flow's packets often follow each other), or null; see WalkRecord.next.
+   */
   lastRecord: WalkRecord | null = null;
   skb: SkBuff | null = null;
   inDev: NetDevice | null = null;

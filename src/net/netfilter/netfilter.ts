@@ -197,8 +197,6 @@ export class Netfilter {
   private runEntryHook(f: Frame, tracking: boolean): number {
     const skb = f.skb!;
     const hook = f.hook;
-    // A packet's walks link up from its first hook in this namespace on (see WalkRecord.next).
-    f.lastRecord = null;
     const keep = this.keepsAttached(f);
     if (!keep) {
       skb.ctState = 0;

@@ -168,3 +168,24 @@ test("walks through a statistic match are never replayed", () => {
   assert.deepEqual(verdicts, [NfVerdict.ACCEPT, NfVerdict.ACCEPT, NfVerdict.DROP, NfVerdict.ACCEPT, NfVerdict.ACCEPT, NfVerdict.DROP]);
   assert.equal(filter.walkMemo.hits, 0);
 });
+
+test("more flows than the memo holds, interleaved: linked and evicted records replay exactly what full walks do", () => {
+  const replayed = felixLike(true);
+  const full = felixLike(false);
+  const run = (b: Bench): string[] => {
+    const out: string[] = [];
+    const nf = b.host.netfilter;
+    for (let round = 0; round < 3; round++) {
+      for (let flow = 0; flow < 2600; flow++) {
+        const there = b.host.packet(udpDgram("10.0.2.2", 1000 + flow, "10.0.1.2", 53, text("q")));
+        out.push(`${forward(nf, there, b.cali, b.eth0)}/${there.mark}`);
+        if (flow % 500 === 250 && round === 1) b.stamp++;
+        if (flow === 1300 && round === 1) assert.ok(nf.table("filter").insert("fw", { proto: "udp", target: { kind: "LOG" } }, 1).ok);
+      }
+    }
+    return out;
+  };
+  assert.deepEqual(run(replayed), run(full));
+  assert.deepEqual(observable(replayed.host.netfilter), observable(full.host.netfilter));
+  assert.ok(replayed.host.netfilter.table("filter").walkMemo.hits > 0);
+});

@@ -89,8 +89,9 @@ export class WalkRecord {
   /** The memo holding this record (set by store; a link is taken only into the memo it was made for). */
   owner: WalkMemo | null = null;
   /**
-   * The record the packet's next table walk in the namespace took last time (the next table of the
-   * hook, or the first of its next hook): tried before the memo's hash lookup (see WalkMemo.findAfter).
+   * The record the walk after this one (in the same netfilter, at the same depth) took last time: the
+   * packet's next table or hook, or the next packet's first walk. Tried before the memo's hash lookup
+   * (see WalkMemo.findAfter).
    */
   next: WalkRecord | null = null;
 
@@ -161,7 +162,7 @@ export class WalkMemo {
   hits = 0;
 
   /**
-   * find() for the walk that follows prev's for the same packet: prev's successor when it is this
+   * find() for the walk that follows prev's (in the same netfilter): prev's successor when it is this
    * memo's record for key and generation (no hash, no set probe), else the set lookup, which prev
    * then links to. A successor the sets have since evicted still replays exactly: it was recorded
    * for the same key and table generation as any record find() could return.
