@@ -40,14 +40,7 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   const priorUna = sock.sndUna;
   const advanced = seqGt(ack, priorUna);
   if (seqLt(ack, priorUna)) return true;
-  const nwin = seg.window * pow2(sock.sndWscale);
-  let windowChanged = false;
-  if (advanced || seqGt(seg.seq, sock.sndWl1) || (seg.seq === sock.sndWl1 && (nwin > sock.sndWnd || nwin === 0))) {
-    windowChanged = nwin !== sock.sndWnd;
-    sock.sndWnd = nwin;
-    sock.sndWl1 = seg.seq;
-    sock.sndWl2 = ack;
-  }
+  const windowChanged = updateSendWindow(sock, seg, advanced);
   let newlySacked = 0;
   if (sock.sackOk && seg.sackCount > 0) newlySacked = sackTag(sock, seg, now);
   let acked = 0;
@@ -113,6 +106,40 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
     if (sock.closed) return false;
   }
   return true;
+}
+
+/**
+ * processAck for a side with nothing in flight and nothing to account (the receiver of a bulk
+ * transfer: every data segment carries the same ACK): with snd_una = snd_nxt, an empty
+ * retransmission queue, no SACK blocks, Open state and the RTO mode, such an ACK acknowledges,
+ * SACKs and marks nothing, so of processAck's steps only the window update, the max-packets mark
+ * and stopping the (idle) RTO change anything. Returns false, having changed nothing, for any other
+ * segment or state: processAck must run then.
+ */
+export function ackWithNothingInFlight(sock: TcpSocket, seg: Segment): boolean {
+  const ack = seg.ack;
+  if (ack !== sock.sndUna || ack !== sock.sndNxt || sock.packetsOut !== 0 || sock.rtx.count !== 0 || seg.sackCount !== 0 ||
+    sock.caState !== CaState.OPEN || sock.lostOut !== 0 || sock.sackedOut + sock.renoSacked !== 0 || sock.rtxMode !== 0) return false;
+  updateSendWindow(sock, seg, false);
+  if (seqGeq(ack, sock.maxPacketsSeq)) {
+    sock.maxPacketsOut = 0;
+    sock.maxPacketsSeq = ack;
+  }
+  stopRto(sock);
+  return true;
+}
+
+/** tcp_ack_update_window: takes the segment's window if it is newer; returns whether it changed. */
+function updateSendWindow(sock: TcpSocket, seg: Segment, advanced: boolean): boolean {
+  const nwin = seg.window * pow2(sock.sndWscale);
+  if (advanced || seqGt(seg.seq, sock.sndWl1) || (seg.seq === sock.sndWl1 && (nwin > sock.sndWnd || nwin === 0))) {
+    const changed = nwin !== sock.sndWnd;
+    sock.sndWnd = nwin;
+    sock.sndWl1 = seg.seq;
+    sock.sndWl2 = seg.ack;
+    return changed;
+  }
+  return false;
 }
 
 /** Our FIN is acknowledged. */
