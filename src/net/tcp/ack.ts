@@ -166,7 +166,12 @@ function isCwndLimited(sock: TcpSocket): boolean {
   return false;
 }
 
-/** Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head). */
+/**
+ * Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head).
+ * RACK is advanced once per run of plain entries (no flags: never retransmitted, SACKed, lost or
+ * FIN), by the run's last: plain entries were sent in sequence order, so the last one has the
+ * latest send time (the highest end on a tie) and leaves the RACK state as the whole run would.
+ */
 function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   const q = sock.rtx;
   const ends = q.end;
@@ -177,6 +182,8 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   let firstTx = -1;
   let lastTx = -1;
   let done = 0;
+  /** Slot of the last plain entry of the current run, -1 when no run is open. */
+  let plainLast = -1;
   for (; done < count; done++) {
     const s = q.slot(done);
     const end = ends[s]!;
@@ -186,6 +193,17 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
     }
     const f = flags[s]!;
     const sent = sentAt[s]!;
+    if (f === 0) {
+      if (firstTx < 0) firstTx = sent;
+      lastTx = sent;
+      segs++;
+      plainLast = s;
+      continue;
+    }
+    if (plainLast >= 0) {
+      rackAdvance(sock, 0, ends[plainLast]!, sentAt[plainLast]!, now);
+      plainLast = -1;
+    }
     if ((f & Sacked.EVER_RETRANS) === 0) {
       if (firstTx < 0) firstTx = sent;
       lastTx = sent;
@@ -199,6 +217,7 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
     if ((f & Sacked.LOST) !== 0) sock.lostOut--;
     if ((f & Sacked.RETRANS) !== 0) sock.retransOut--;
   }
+  if (plainLast >= 0) rackAdvance(sock, 0, ends[plainLast]!, sentAt[plainLast]!, now);
   walk.segs = segs;
   walk.firstTx = firstTx;
   walk.lastTx = lastTx;
