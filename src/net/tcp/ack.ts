@@ -122,7 +122,7 @@ export function ackWithNothingInFlight(sock: TcpSocket, seg: Segment): boolean {
     sock.caState !== CaState.OPEN || sock.lostOut !== 0 || sock.sackedOut + sock.renoSacked !== 0 || sock.rtxMode !== 0) return false;
   updateSendWindow(sock, seg, false);
   if (seqGeq(ack, sock.maxPacketsSeq)) {
-    sock.maxPacketsOut = 0;
+    sock.maxPacketsOut = sock.packetsOut;
     sock.maxPacketsSeq = ack;
   }
   stopRto(sock);

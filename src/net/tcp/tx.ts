@@ -329,7 +329,7 @@ export function retransmitTail(sock: TcpSocket): boolean {
   return true;
 }
 
-/** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */
+/** tcp_push_pending_frames: writeXmit, unless the connection has provably nothing to do. */
 export function pushPending(sock: TcpSocket): void {
   if (!sendable(sock.state)) return;
   if (idleWithNothingQueued(sock)) {
@@ -350,6 +350,7 @@ function idleWithNothingQueued(sock: TcpSocket): boolean {
     seqDiff(sock.writeSeq, sock.sndNxt) <= 0;
 }
 
+/** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */
 export function writeXmit(sock: TcpSocket): void {
   const now = sock.now;
   restartAfterIdle(sock, now);
