@@ -40,14 +40,7 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   const priorUna = sock.sndUna;
   const advanced = seqGt(ack, priorUna);
   if (seqLt(ack, priorUna)) return true;
-  const nwin = seg.window * pow2(sock.sndWscale);
-  let windowChanged = false;
-  if (advanced || seqGt(seg.seq, sock.sndWl1) || (seg.seq === sock.sndWl1 && (nwin > sock.sndWnd || nwin === 0))) {
-    windowChanged = nwin !== sock.sndWnd;
-    sock.sndWnd = nwin;
-    sock.sndWl1 = seg.seq;
-    sock.sndWl2 = ack;
-  }
+  const windowChanged = updateSendWindow(sock, seg, advanced);
   let newlySacked = 0;
   if (sock.sackOk && seg.sackCount > 0) newlySacked = sackTag(sock, seg, now);
   let acked = 0;
@@ -115,6 +108,40 @@ export function processAck(sock: TcpSocket, seg: Segment): boolean {
   return true;
 }
 
+/**
+ * processAck for a side with nothing in flight and nothing to account (the receiver of a bulk
+ * transfer: every data segment carries the same ACK): with snd_una = snd_nxt, an empty
+ * retransmission queue, no SACK blocks, Open state and the RTO mode, such an ACK acknowledges,
+ * SACKs and marks nothing, so of processAck's steps only the window update, the max-packets mark
+ * and stopping the (idle) RTO change anything. Returns false, having changed nothing, for any other
+ * segment or state: processAck must run then.
+ */
+export function ackWithNothingInFlight(sock: TcpSocket, seg: Segment): boolean {
+  const ack = seg.ack;
+  if (ack !== sock.sndUna || ack !== sock.sndNxt || sock.packetsOut !== 0 || sock.rtx.count !== 0 || seg.sackCount !== 0 ||
+    sock.caState !== CaState.OPEN || sock.lostOut !== 0 || sock.sackedOut + sock.renoSacked !== 0 || sock.rtxMode !== 0) return false;
+  updateSendWindow(sock, seg, false);
+  if (seqGeq(ack, sock.maxPacketsSeq)) {
+    sock.maxPacketsOut = sock.packetsOut;
+    sock.maxPacketsSeq = ack;
+  }
+  stopRto(sock);
+  return true;
+}
+
+/** tcp_ack_update_window: takes the segment's window if it is newer; returns whether it changed. */
+function updateSendWindow(sock: TcpSocket, seg: Segment, advanced: boolean): boolean {
+  const nwin = seg.window * pow2(sock.sndWscale);
+  if (advanced || seqGt(seg.seq, sock.sndWl1) || (seg.seq === sock.sndWl1 && (nwin > sock.sndWnd || nwin === 0))) {
+    const changed = nwin !== sock.sndWnd;
+    sock.sndWnd = nwin;
+    sock.sndWl1 = seg.seq;
+    sock.sndWl2 = seg.ack;
+    return changed;
+  }
+  return false;
+}
+
 /** Our FIN is acknowledged. */
 function finAcked(sock: TcpSocket): void {
   switch (sock.state) {
@@ -139,7 +166,12 @@ function isCwndLimited(sock: TcpSocket): boolean {
   return false;
 }
 
-/** Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head). */
+/**
+ * Removes fully acknowledged entries; trims a partially acknowledged head (tcp_trim_head).
+ * RACK is advanced once per run of plain entries (no flags: never retransmitted, SACKed, lost or
+ * FIN), by the run's last: plain entries were sent in sequence order, so the last one has the
+ * latest send time (the highest end on a tie) and leaves the RACK state as the whole run would.
+ */
 function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   const q = sock.rtx;
   const ends = q.end;
@@ -150,6 +182,8 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
   let firstTx = -1;
   let lastTx = -1;
   let done = 0;
+  /** Slot of the last plain entry of the current run, -1 when no run is open. */
+  let plainLast = -1;
   for (; done < count; done++) {
     const s = q.slot(done);
     const end = ends[s]!;
@@ -159,6 +193,17 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
     }
     const f = flags[s]!;
     const sent = sentAt[s]!;
+    if (f === 0) {
+      if (firstTx < 0) firstTx = sent;
+      lastTx = sent;
+      segs++;
+      plainLast = s;
+      continue;
+    }
+    if (plainLast >= 0) {
+      rackAdvance(sock, 0, ends[plainLast]!, sentAt[plainLast]!, now);
+      plainLast = -1;
+    }
     if ((f & Sacked.EVER_RETRANS) === 0) {
       if (firstTx < 0) firstTx = sent;
       lastTx = sent;
@@ -172,6 +217,7 @@ function cleanRtxQueue(sock: TcpSocket, ack: number, now: number): void {
     if ((f & Sacked.LOST) !== 0) sock.lostOut--;
     if ((f & Sacked.RETRANS) !== 0) sock.retransOut--;
   }
+  if (plainLast >= 0) rackAdvance(sock, 0, ends[plainLast]!, sentAt[plainLast]!, now);
   walk.segs = segs;
   walk.firstTx = firstTx;
   walk.lastTx = lastTx;

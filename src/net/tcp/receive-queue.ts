@@ -8,10 +8,17 @@ import type { SkBuff } from "../../skb/skbuff.js";
 import { F64_ZERO } from "./constants.js";
 import { seqAdd, seqDiff, seqGt, seqLeq, seqLt } from "./seq.js";
 
-/** Approximate skb truesize of a received segment of len payload bytes (kmalloc'd head + sk_buff). */
+/**
+ * Approximate skb truesize of a received segment of len payload bytes (kmalloc'd head + sk_buff):
+ * the head is the smallest power of two from 512 up that holds len + 200 bytes, found from the
+ * highest bit (called for every arriving segment) rather than by doubling.
+ */
 export function segmentTruesize(len: number): number {
-  let head = 512;
-  while (head < len + 200) head *= 2;
+  const need = len + 200;
+  if (need <= 512) return 512 + 256;
+  if (need <= 1 << 30) return (1 << (32 - Math.clz32(need - 1))) + 256;
+  let head = 1 << 30;
+  while (head < need) head *= 2;
   return head + 256;
 }
 

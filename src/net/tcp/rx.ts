@@ -6,7 +6,7 @@
 
 import { consumeSkb } from "../../skb/buffer-pool.js";
 import type { SkBuff } from "../../skb/skbuff.js";
-import { processAck } from "./ack.js";
+import { ackWithNothingInFlight, processAck } from "./ack.js";
 import { acceptSynAck, establish } from "./open.js";
 import { receivedTruesize } from "./receive-queue.js";
 import type { Segment } from "./segment.js";
@@ -123,7 +123,7 @@ function synchronized(sock: TcpSocket, seg: Segment): void {
     sock.sndWl2 = seg.ack;
     stack.accepted(sock);
     if (sock.closed) return;
-  } else if (!processAck(sock, seg)) {
+  } else if (!ackWithNothingInFlight(sock, seg) && !processAck(sock, seg)) {
     return;
   }
   if (sock.closed) return;

@@ -329,9 +329,29 @@ export function retransmitTail(sock: TcpSocket): boolean {
   return true;
 }
 
-/** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */
+/** tcp_push_pending_frames: writeXmit, unless the connection has provably nothing to do. */
 export function pushPending(sock: TcpSocket): void {
   if (!sendable(sock.state)) return;
+  if (idleWithNothingQueued(sock)) {
+    // What writeXmit leaves behind in this case: it finds nothing to send and no timer to arm.
+    sock.cwndLimited = false;
+    return;
+  }
+  writeXmit(sock);
+}
+
+/**
+ * Nothing was ever sent, nothing is outstanding and nothing waits to be sent (the receiving side of
+ * a bulk transfer, called for every arriving segment): writeXmit would not restart the window
+ * (no earlier send), retransmit, send, or arm a timer.
+ */
+function idleWithNothingQueued(sock: TcpSocket): boolean {
+  return sock.packetsOut === 0 && sock.lastSendTime === 0 && sock.lostOut === 0 && !sock.finQueued &&
+    seqDiff(sock.writeSeq, sock.sndNxt) <= 0;
+}
+
+/** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */
+export function writeXmit(sock: TcpSocket): void {
   const now = sock.now;
   restartAfterIdle(sock, now);
   let budget = sock.cwnd - sock.inFlight();

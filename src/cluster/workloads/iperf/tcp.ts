@@ -53,6 +53,8 @@ interface StreamState {
   sock: TcpSocket | null;
   received: number;
   retransAtStart: number;
+  /** Resumes writing once the sender's gate opens (one function per stream, handed to every wait). */
+  resume: () => void;
 }
 
 export class IperfTcpTest {
@@ -94,7 +96,7 @@ export class IperfTcpTest {
     let connected = 0;
     for (let i = 0; i < count; i++) {
       // received passes 2^30 bytes within seconds at 40G: a double from the start (see F64_ZERO).
-      const state: StreamState = { sock: null, received: F64_ZERO, retransAtStart: 0 };
+      const state: StreamState = { sock: null, received: F64_ZERO, retransAtStart: 0, resume: () => this.pump(state) };
       this.streams.push(state);
       const r = TcpStack.of(this.client).connect(
         this.dst,
@@ -104,7 +106,7 @@ export class IperfTcpTest {
             state.sock = s;
             if (++connected === count) this.begin();
           },
-          onWritable: (s) => this.pump(s),
+          onWritable: () => this.pump(state),
           onClose: (_s, e) => {
             if (e !== null && this.result_ === null) this.result_ = err(`iperf stream ${i + 1}: ${e.detail}`);
           },
@@ -150,17 +152,18 @@ export class IperfTcpTest {
       for (const s of this.streams) s.retransAtStart = s.sock?.stats.retransmits ?? 0;
     });
     sim.scheduleAt(w.endNs, () => this.finish(w));
-    for (const s of this.streams) if (s.sock !== null) this.pump(s.sock);
+    for (const s of this.streams) if (s.sock !== null) this.pump(s);
   }
 
-  private pump(sock: TcpSocket): void {
-    if (this.stopped) return;
+  private pump(state: StreamState): void {
+    const sock = state.sock;
+    if (this.stopped || sock === null) return;
     while (this.sender.open()) {
       const n = sock.sendZeroCopy(this.block); // iperf3 -Z: the block is never written again
       if (n === 0) return;
       this.sender.consume?.(n);
     }
-    this.sender.whenOpen(() => this.pump(sock));
+    this.sender.whenOpen(state.resume);
   }
 
   private finish(w: MeasureWindow): void {
