@@ -22,6 +22,11 @@ export interface WireTap {
   onWireFrame(link: Link, from: NetDevice, frame: Uint8Array, timeNs: number): void;
 }
 
+/** One direction of a link as its sending end holds it (resolved once instead of per frame). */
+export interface LinkSender {
+  send(skb: SkBuff): void;
+}
+
 /** Bytes a frame occupies on an Ethernet wire beyond its header+payload: preamble 8, FCS 4, gap 12. */
 export const ETHERNET_WIRE_OVERHEAD = 24;
 
@@ -84,7 +89,7 @@ export function wholeSuperPacketEnd(
   return end <= Number.MAX_SAFE_INTEGER ? end : -1;
 }
 
-class LinkDirection {
+class LinkDirection implements LinkSender {
   busyUntil = 0;
   readonly stats: LinkDirectionStats = { sent: 0, delivered: 0, queueDrops: 0, mtuDrops: 0, lost: 0, bytes: 0 };
   readonly deliver: (skb: unknown) => void;
@@ -296,6 +301,11 @@ export class Link {
     }
     this.ab = new LinkDirection(this, a, b);
     this.ba = new LinkDirection(this, b, a);
+  }
+
+  /** The direction `from` sends on, null when it is no end of this link. */
+  senderFrom(from: NetDevice): LinkSender | null {
+    return from === this.a ? this.ab : from === this.b ? this.ba : null;
   }
 
   /** Sends skb from one end to the other. */

@@ -184,7 +184,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     if (skb.length < ETH_HLEN) return this.txDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:short", `${skb.length}-byte frame`);
     const now = this.world.sim.now;
     const dst = readMac(skb.data, skb.head);
-    const f = this.fdb.lookupTx(dst, now) ?? this.fdb.lookupTx(ALL_ZEROS_MAC, now);
+    const f = this.fdb.lookupTxOrDefault(dst, now);
     const remotes = f?.remotes;
     if (remotes === undefined || remotes.length === 0) {
       return this.txDrop(skb, DropReason.NO_TUNNEL_ENDPOINT, "net/vxlan:no-fdb", "no FDB entry for the destination MAC and no all-zeros default");
