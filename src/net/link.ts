@@ -92,7 +92,26 @@ export function wholeSuperPacketEnd(
 class LinkDirection implements LinkSender {
   busyUntil = 0;
   readonly stats: LinkDirectionStats = { sent: 0, delivered: 0, queueDrops: 0, mtuDrops: 0, lost: 0, bytes: 0 };
-  readonly deliver: (skb: unknown) => void;
+  /**
+   * The arrival event's function: the frame reaches the far device (the simulator calls it with the
+   * skb). The arrival itself, not a wrapper around a method: one call less per frame on the wire.
+   */
+  readonly deliver = (skb: SkBuff): void => {
+    if (!this.link.up) {
+      this.link.world.drop(skb, this.to.site("link"), DropReason.LINK_DOWN, "net/link:down-in-flight", this.to.l2);
+      return;
+    }
+    if (skb.gsoSize !== 0) {
+      // napi_gro_receive: the segments are handed up as one merged skb.
+      const segs = skb.gsoSegs > 0 ? skb.gsoSegs : 1;
+      this.stats.delivered += segs;
+      this.toStats.rxGroPackets++;
+      this.toStats.rxGroSegments += segs;
+    } else {
+      this.stats.delivered++;
+    }
+    this.to.receive(skb);
+  };
   /** Bytes of link-layer header in front of the IP header of what `from` sends (Ethernet 14, raw IP 0). */
   private readonly l2: number;
   /** Wire bytes per frame beyond its own (preamble, FCS, gap on Ethernet). */
@@ -106,7 +125,6 @@ class LinkDirection implements LinkSender {
     readonly from: NetDevice,
     readonly to: NetDevice,
   ) {
-    this.deliver = (arg: unknown) => this.arrive(arg as SkBuff);
     this.l2 = from.l2 ? 14 : 0;
     this.overhead = from.l2 ? ETHERNET_WIRE_OVERHEAD : 0;
     this.toStats = to.stats;
@@ -263,23 +281,6 @@ class LinkDirection implements LinkSender {
         world.sim.scheduleAt(segEnds[i]! + p.latencyNs, this.deliver, seg);
       }
     }
-  }
-
-  private arrive(skb: SkBuff): void {
-    if (!this.link.up) {
-      this.link.world.drop(skb, this.to.site("link"), DropReason.LINK_DOWN, "net/link:down-in-flight", this.to.l2);
-      return;
-    }
-    if (skb.gsoSize !== 0) {
-      // napi_gro_receive: the segments are handed up as one merged skb.
-      const segs = skb.gsoSegs > 0 ? skb.gsoSegs : 1;
-      this.stats.delivered += segs;
-      this.toStats.rxGroPackets++;
-      this.toStats.rxGroSegments += segs;
-    } else {
-      this.stats.delivered++;
-    }
-    this.to.receive(skb);
   }
 }
 
