@@ -6,7 +6,8 @@
 
 import { FlowKey, hashFlowKey, readFlowKey, srcPortFromHash } from "./flow-hash.js";
 
-const SLOTS = 16;
+/** A power of two; the slot comes from the key's words folded to their low bits (flows of one host pair differ in a port). */
+const SLOTS = 64;
 /** A proto no key has (non-IPv4 keys use -1): marks a slot that holds nothing yet. */
 const EMPTY_PROTO = -2;
 
@@ -28,7 +29,8 @@ export class FlowSourcePortCache {
   sourcePort(bytes: Uint8Array, off: number, end: number): number {
     const k = this.key;
     readFlowKey(bytes, off, end, k);
-    const slot = (k.a ^ k.b ^ k.ports ^ k.proto) & (SLOTS - 1);
+    const x = k.a ^ k.b ^ k.ports ^ k.proto;
+    const slot = (x ^ (x >>> 16)) & (SLOTS - 1);
     if (this.protos[slot] === k.proto && this.as[slot] === k.a && this.bs[slot] === k.b && this.portWords[slot] === k.ports) {
       return this.sourcePorts[slot]!;
     }
