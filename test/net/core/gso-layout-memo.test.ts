@@ -7,32 +7,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { gsoHeaderLength, gsoNetworkLength, parsedPayloadOffset } from "../../../src/skb/gso.js";
-import { GSO_ENCAP_MASK, GsoType, SkBuff } from "../../../src/skb/skbuff.js";
+import { GSO_ENCAP_MASK, GsoType, type SkBuff } from "../../../src/skb/skbuff.js";
 import { write16 } from "../../../src/wire/bytes.js";
-
-const GSO_SIZE = 1000;
-
-/** IPv4 + TCP (12 bytes of options) + payload, head at the IPv4 header, with room for four encapsulations. */
-function tcpSuperPacket(id: number, payload: number): SkBuff {
-  const b = new Uint8Array(20 + 32 + payload);
-  b[0] = 0x45;
-  write16(b, 2, b.length);
-  b[9] = 6;
-  b[20 + 12] = 8 << 4;
-  const skb = SkBuff.fromBytes(id, b, 256);
-  skb.gsoSize = GSO_SIZE;
-  skb.gsoSegs = Math.ceil(payload / GSO_SIZE);
-  skb.gsoType = GsoType.TCPV4;
-  return skb;
-}
-
-function encapIpip(skb: SkBuff): void {
-  const at = skb.push(20);
-  skb.data.fill(0, at, at + 20);
-  skb.data[at] = 0x45;
-  skb.data[at + 9] = 4;
-  skb.gsoType |= GsoType.IPXIP4;
-}
+import { encapIpip, GSO_SIZE, tcpSuperPacket } from "./gso-fixtures.js";
 
 /** Outer IPv4 + UDP + VXLAN + inner Ethernet (IPv4) in front of the IPv4 header at head. */
 function encapVxlan(skb: SkBuff): void {
@@ -71,7 +48,7 @@ test("remembered header walks answer as a fresh parse does, through encapsulatio
   fc.assert(
     fc.property(fc.array(opArb, { minLength: 20, maxLength: 80, size: "max" }), (ops) => {
       // Ledger ids 7, 71 and 135 share one slot of the 64-slot table; each run has its own packets.
-      const skbs = [tcpSuperPacket(7, 3 * GSO_SIZE), tcpSuperPacket(71, 3 * GSO_SIZE), tcpSuperPacket(135, 2 * GSO_SIZE + 5)];
+      const skbs = [tcpSuperPacket(3 * GSO_SIZE, 256, 7), tcpSuperPacket(3 * GSO_SIZE, 256, 71), tcpSuperPacket(2 * GSO_SIZE + 5, 256, 135)];
       for (const o of ops) {
         const skb = skbs[o.skb]!;
         if (o.op === "ipip") encapIpip(skb);
@@ -91,7 +68,7 @@ test("remembered header walks answer as a fresh parse does, through encapsulatio
 });
 
 test("a walk past the nesting limit fails even when it reaches a remembered inner header", () => {
-  const skb = tcpSuperPacket(9, 2 * GSO_SIZE);
+  const skb = tcpSuperPacket(2 * GSO_SIZE, 256, 9);
   const inner = skb.head;
   assert.equal(gsoHeaderLength(skb, inner), 52);
   encapIpip(skb);
