@@ -24,7 +24,7 @@ import {
   isIpv4Frame,
   validateIpv4,
 } from "./bridge/br-netfilter.js";
-import { BridgeFdb, FDB_PORT_BRIDGE, FdbFlag, LearnResult, type FdbEntryView } from "./bridge/fdb.js";
+import { BridgeFdb, FDB_PORT_BRIDGE, FdbFlag, FdbSlotMemo, LearnResult, type FdbEntryView } from "./bridge/fdb.js";
 import { BridgePort, type BridgePortFlags } from "./bridge/port.js";
 
 export { BridgeFdb, FdbFlag, FDB_PORT_BRIDGE, LearnResult, type FdbEntryView } from "./bridge/fdb.js";
@@ -92,6 +92,8 @@ export class BridgeDevice extends NetDevice implements MasterPort {
   /** Per-recursion-depth scratch lists of flood targets (a flood may re-enter the bridge). */
   private readonly scratch: BridgePort[][] = [];
   private depth = 0;
+  /** FDB slot of the last destination the bridge device itself sent to. */
+  private readonly xmitSlot = new FdbSlotMemo();
 
   constructor(world: NetWorld, name: string, mac: number, options: BridgeOptions = {}) {
     super(world, name, mac, options.mtu ?? ETH_DATA_LEN);
@@ -222,7 +224,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
     let pktType: PktType = PktType.UNICAST;
     let slot = -1;
     if (isGroupMac(dst)) pktType = dst === BROADCAST_MAC ? PktType.BROADCAST : PktType.MULTICAST;
-    else slot = this.fdb.find(dst, now);
+    else slot = this.fdb.findVia(port.dstSlot, dst, now);
     let toLocal = slot >= 0 && (this.fdb.flagsAt(slot) & FdbFlag.LOCAL) !== 0;
     // br_netfilter's PREROUTING runs on every bridged IPv4 frame, including those for the bridge's
     // own MAC; the namespace's ip_rcv then does not run it again (ip_sabotage_in).
@@ -297,7 +299,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
       this.flood(skb, dst === BROADCAST_MAC ? PktType.BROADCAST : PktType.MULTICAST, null, false, false);
       return;
     }
-    const slot = this.fdb.find(dst, this.world.sim.now);
+    const slot = this.fdb.findVia(this.xmitSlot, dst, this.world.sim.now);
     if (slot < 0) {
       this.flood(skb, PktType.UNICAST, null, false, false);
       return;
@@ -408,7 +410,7 @@ export class BridgeDevice extends NetDevice implements MasterPort {
   }
 
   private learn(port: BridgePort, src: number): void {
-    const r = this.fdb.learn(src, port.index, this.world.sim.now);
+    const r = this.fdb.learnVia(port.srcSlot, src, port.index, this.world.sim.now);
     if (r === LearnResult.CREATED) this.bridgeStats.learned++;
     else if (r === LearnResult.MOVED) this.bridgeStats.moved++;
   }

@@ -21,7 +21,8 @@ import type { SocketInfo } from "./stack/sockets.js";
 import { RouteType } from "./stack/route-table.js";
 import { jiffiesAt } from "./stack/time.js";
 import { ALL_ZEROS_MAC, SnoopResult, VxlanFdb, VxlanNud, type VxlanFdbEntry, type VxlanRemote } from "./vxlan/fdb.js";
-import { EPHEMERAL_PORT_MAX, EPHEMERAL_PORT_MIN, innerFlowHash, srcPortFromHash } from "./vxlan/flow-hash.js";
+import { EPHEMERAL_PORT_MAX, EPHEMERAL_PORT_MIN } from "./vxlan/flow-hash.js";
+import { FlowSourcePortCache } from "./vxlan/flow-port-cache.js";
 import { EcnDecap, ecnDecapsulate, ecnEncapsulate, IPV4_HLEN, setCe, writeOuterIpv4 } from "./vxlan/ip-tunnel.js";
 import { buildFragNeeded, wantsFragNeeded } from "./vxlan/pmtu.js";
 import { findEndpoint, joinSocket, leaveSocket, VXLAN_HLEN, type VxlanEndpoint } from "./vxlan/socket.js";
@@ -105,6 +106,8 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
   /** Counters like `ip -s link`'s tx_errors / rx errors for this device. */
   readonly tunnelStats = { txErrors: 0, txCarrierErrors: 0, rxErrors: 0, rxFrameErrors: 0, learned: 0, migrated: 0 };
   private socketNs: NetNamespace | null = null;
+  /** The outer source port per inner flow (a pure function of the flow and the fields above it). */
+  private readonly sourcePorts: FlowSourcePortCache;
 
   constructor(world: NetWorld, name: string, mac: number, options: VxlanOptions) {
     super(world, name, mac, options.mtu ?? 1500 - VXLAN_OVERHEAD);
@@ -127,6 +130,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     this.srcPortMax = min < max ? max : EPHEMERAL_PORT_MAX;
     this.localBypass = options.localBypass ?? true;
     this.flowHashSeed = options.flowHashSeed ?? world.flowHashKey;
+    this.sourcePorts = new FlowSourcePortCache(this.flowHashSeed, this.srcPortMin, this.srcPortMax);
     this.fdb = new VxlanFdb(options.ageingNs ?? 300 * NS_PER_SECOND);
     const remote = (options.remote ?? 0) >>> 0;
     if (remote !== 0) this.fdb.replace(ALL_ZEROS_MAC, { ip: remote, port: 0, vni: 0 }, VxlanNud.PERMANENT, world.sim.now);
@@ -184,7 +188,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     if (skb.length < ETH_HLEN) return this.txDrop(skb, DropReason.INVALID_PACKET, "net/vxlan:short", `${skb.length}-byte frame`);
     const now = this.world.sim.now;
     const dst = readMac(skb.data, skb.head);
-    const f = this.fdb.lookupTx(dst, now) ?? this.fdb.lookupTx(ALL_ZEROS_MAC, now);
+    const f = this.fdb.lookupTxOrDefault(dst, now);
     const remotes = f?.remotes;
     if (remotes === undefined || remotes.length === 0) {
       return this.txDrop(skb, DropReason.NO_TUNNEL_ENDPOINT, "net/vxlan:no-fdb", "no FDB entry for the destination MAC and no all-zeros default");
@@ -213,7 +217,7 @@ export class VxlanDevice extends NetDevice implements VxlanEndpoint {
     const multicast = remote >>> 28 === 0xe;
     let ttl = this.ttlInherit ? (innerIpv4 ? b[frame + ETH_HLEN + 8]! : 0) : this.ttl !== 0 ? this.ttl : multicast ? 1 : 0;
     const tos = this.tos === 1 ? innerTos : this.tos;
-    const srcPort = srcPortFromHash(innerFlowHash(b, frame, skb.tail, this.flowHashSeed), this.srcPortMin, this.srcPortMax);
+    const srcPort = this.sourcePorts.sourcePort(b, frame, skb.tail);
 
     const route = ns.routes.lookup(remote);
     if (route === null || (route.type !== RouteType.UNICAST && route.type !== RouteType.LOCAL)) {

@@ -5,6 +5,7 @@
 import { read16, read32, write16, write32 } from "../wire/bytes.js";
 import { knownZeros, rememberZeroSum, setIpv4HeaderChecksum, setL4ChecksumV4 } from "../wire/checksum.js";
 import { packetBuffers } from "./buffer-pool.js";
+import { GsoLayoutMemo, NOT_KNOWN } from "./gso-layout-memo.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "./skbuff.js";
 
 const IPPROTO_IPIP = 4;
@@ -36,15 +37,24 @@ const layout = {
 /**
  * Parses the headers of the super-packet whose IPv4 header starts at l3 (absolute offset): through
  * IPIP and VXLAN (when gsoType says so) down to the TCP header. Returns false when they are not there.
+ * With knownInnermost >= 0 (an earlier parse of the same bytes found the TCP header behind the IPv4
+ * header there, its payload at knownPayload), a walk that reaches that header stops with that payload:
+ * parsing on would read the same bytes to the same end. Such a walk fills layout.ip and payload only.
  */
-function parseLayout(skb: SkBuff, l3: number): boolean {
+function parseLayout(skb: SkBuff, l3: number, knownInnermost = -1, knownPayload = -1): boolean {
   const b = skb.data;
   const end = skb.tail;
   let ip = l3;
   layout.ipCount = 0;
   layout.udp = -1;
   for (;;) {
-    if (layout.ipCount === MAX_IP_LEVELS || ip + 20 > end || b[ip]! >>> 4 !== 4) return false;
+    if (layout.ipCount === MAX_IP_LEVELS) return false;
+    if (ip === knownInnermost) {
+      layout.ip[layout.ipCount++] = ip;
+      layout.payload = knownPayload;
+      return true;
+    }
+    if (ip + 20 > end || b[ip]! >>> 4 !== 4) return false;
     const hlen = (b[ip]! & 0x0f) * 4;
     if (hlen < 20 || ip + hlen > end) return false;
     layout.ip[layout.ipCount++] = ip;
@@ -74,26 +84,22 @@ function parseLayout(skb: SkBuff, l3: number): boolean {
   }
 }
 
-/**
- * The last answer of payloadOffset, for the skb it was about as it then was (its buffer, l3, tail
- * and gsoType): a super-packet's hops ask one after another about the same headers. Encapsulation,
- * decapsulation and trimming change one of those, so only the very same headers reuse it.
- */
-const memo = { skb: null as SkBuff | null, data: null as Uint8Array | null, l3: -1, tail: 0, gsoType: 0, payload: 0 };
+/** payloadOffset's recent answers (see gso-layout-memo.ts). */
+const recent = new GsoLayoutMemo();
 
 /** Absolute offset of the TCP payload behind the headers at l3, or -1 when they do not parse. */
 function payloadOffset(skb: SkBuff, l3: number): number {
-  if (memo.skb === skb && memo.data === skb.data && memo.l3 === l3 && memo.tail === skb.tail && memo.gsoType === skb.gsoType) {
-    return memo.payload;
-  }
-  const payload = parseLayout(skb, l3) ? layout.payload : -1;
-  memo.skb = skb;
-  memo.data = skb.data;
-  memo.l3 = l3;
-  memo.tail = skb.tail;
-  memo.gsoType = skb.gsoType;
-  memo.payload = payload;
+  const known = recent.exact(skb, l3);
+  if (known !== NOT_KNOWN) return known;
+  const parsed = parseLayout(skb, l3, recent.relatedInnermost, recent.relatedPayload);
+  const payload = parsed ? layout.payload : -1;
+  recent.remember(skb, l3, parsed ? layout.ip[layout.ipCount - 1]! : -1, payload);
   return payload;
+}
+
+/** The TCP payload offset behind the headers at l3 parsed afresh, without any remembered answer (for tests). */
+export function parsedPayloadOffset(skb: SkBuff, l3: number): number {
+  return parseLayout(skb, l3) ? layout.payload : -1;
 }
 
 /** Bytes in front of the TCP payload (from skb.head, all encapsulation included), or -1 when unparsable. */

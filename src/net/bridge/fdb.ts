@@ -34,6 +34,18 @@ export interface FdbEntryView {
 const EMPTY = -1;
 const TWO_24 = 0x1000000;
 
+/**
+ * Where one MAC was found in the table (its slot, or -1 when absent) and the table's layout generation
+ * then. A bridge port keeps one for the source and one for the destination of its last frame: a port
+ * sees the same few MACs frame after frame, and the slot holds (or stays empty) until an entry is
+ * inserted, removed or moved, each of which bumps the generation.
+ */
+export class FdbSlotMemo {
+  mac = -1;
+  slot = -1;
+  generation = -1;
+}
+
 export class BridgeFdb {
   /** Entries beyond this count are not learned (the kernel's fdb_max_learned; 0 = no limit). */
   maxLearned = 0;
@@ -46,6 +58,8 @@ export class BridgeFdb {
   private mask: number;
   private count = 0;
   private learnedCount = 0;
+  /** Bumped whenever an entry is inserted, removed or moved to another slot (FdbSlotMemo's validity). */
+  private generation = 0;
 
   constructor(
     /** Learned entries expire this many ns after they were last refreshed; 0 = never learn. */
@@ -69,7 +83,15 @@ export class BridgeFdb {
 
   /** Slot of a live entry for mac, or -1 (an expired learned entry is removed on the way). */
   find(mac: number, now: number): number {
-    const slot = this.slotOf(mac);
+    return this.liveSlot(this.slotOf(mac), now);
+  }
+
+  /** find, with the slot search skipped when memo already holds mac's slot for the current layout. */
+  findVia(memo: FdbSlotMemo, mac: number, now: number): number {
+    return this.liveSlot(this.memoSlot(memo, mac), now);
+  }
+
+  private liveSlot(slot: number, now: number): number {
     if (slot < 0) return -1;
     if (this.expired(slot, now)) {
       this.removeSlot(slot);
@@ -96,8 +118,26 @@ export class BridgeFdb {
    * its own address arriving as a source); a sticky one is refreshed but not moved.
    */
   learn(mac: number, port: number, now: number): LearnResult {
-    if (this.ageingNs === 0) return LearnResult.REFRESHED;
-    let slot = this.slotOf(mac);
+    return this.ageingNs === 0 ? LearnResult.REFRESHED : this.learnAt(this.slotOf(mac), mac, port, now);
+  }
+
+  /** learn, with the slot search skipped when memo already holds mac's slot for the current layout. */
+  learnVia(memo: FdbSlotMemo, mac: number, port: number, now: number): LearnResult {
+    return this.ageingNs === 0 ? LearnResult.REFRESHED : this.learnAt(this.memoSlot(memo, mac), mac, port, now);
+  }
+
+  /** The slot of mac (-1 when absent): memo's answer while the layout is unchanged, else searched and kept in memo. */
+  private memoSlot(memo: FdbSlotMemo, mac: number): number {
+    if (memo.mac === mac && memo.generation === this.generation) return memo.slot;
+    const slot = this.slotOf(mac);
+    memo.mac = mac;
+    memo.slot = slot;
+    memo.generation = this.generation;
+    return slot;
+  }
+
+  /** br_fdb_update for mac found at slot (-1 = absent). */
+  private learnAt(slot: number, mac: number, port: number, now: number): LearnResult {
     if (slot >= 0 && this.expired(slot, now)) {
       this.removeSlot(slot);
       slot = -1;
@@ -217,6 +257,7 @@ export class BridgeFdb {
     const lo = mac - hi * TWO_24;
     let slot = this.hash(hi, lo);
     while (this.hi[slot] !== EMPTY) slot = (slot + 1) & this.mask;
+    this.generation++;
     this.hi[slot] = hi;
     this.lo[slot] = lo;
     this.ports[slot] = port;
@@ -230,6 +271,7 @@ export class BridgeFdb {
 
   /** Linear-probing deletion by backward shift: no tombstones, probes stay short. */
   private removeSlot(slot: number): void {
+    this.generation++; // covers the backward shift's moves too
     if (this.isLearned(slot)) this.learnedCount--;
     this.count--;
     const mask = this.mask;
@@ -263,6 +305,7 @@ export class BridgeFdb {
     const oldUsed = this.usedAt;
     const cap = (this.mask + 1) * 2;
     this.mask = cap - 1;
+    this.generation++;
     this.hi = new Int32Array(cap).fill(EMPTY);
     this.lo = new Int32Array(cap);
     this.ports = new Int32Array(cap);

@@ -2,6 +2,7 @@
 // kernel's defaults: learning, unicast/multicast/broadcast flooding on, hairpin and isolation off.
 
 import type { NetDevice } from "../device.js";
+import { FdbSlotMemo } from "./fdb.js";
 
 export interface BridgePortFlags {
   /** BR_LEARNING: source MACs seen on this port are learned. */
@@ -34,6 +35,9 @@ export class BridgePort implements BridgePortFlags {
   bcastFlood: boolean;
   hairpin: boolean;
   isolated: boolean;
+  /** FDB slots of the last source learned from and the last destination looked up for this port's frames. */
+  readonly srcSlot = new FdbSlotMemo();
+  readonly dstSlot = new FdbSlotMemo();
 
   constructor(
     readonly dev: NetDevice,

@@ -47,6 +47,17 @@ export interface VxlanFdbError {
 
 export class VxlanFdb {
   private readonly map = new Map<number, VxlanFdbEntry>();
+  /** Bumped whenever an entry is created or removed (the transmit memo below holds until then). */
+  private membership = 0;
+  /**
+   * Transmit's last answer: the destination MAC, the entry it resolved to (its own or the all-zeros
+   * default; undefined = neither) and the membership then. A tunnel sends to the same few MACs in
+   * runs, and which entry a MAC resolves to changes only with membership; the entry's own ageing and
+   * remotes are read live at each use.
+   */
+  private txMac = -1;
+  private txEntry: VxlanFdbEntry | undefined = undefined;
+  private txMembership = -1;
 
   constructor(public ageingNs: number) {}
 
@@ -57,15 +68,41 @@ export class VxlanFdb {
   /** The live entry for mac (an aged-out learned entry is removed on the way). */
   find(mac: number, now: number): VxlanFdbEntry | undefined {
     const e = this.map.get(mac);
-    if (e === undefined || e.isStatic || e.updated + this.ageingNs > now) return e;
+    if (e === undefined || this.live(e, now)) return e;
     this.map.delete(mac);
+    this.membership++;
     return undefined;
+  }
+
+  private live(e: VxlanFdbEntry, now: number): boolean {
+    return e.isStatic || e.updated + this.ageingNs > now;
   }
 
   /** vxlan_find_mac on transmit: like find, and records the use. */
   lookupTx(mac: number, now: number): VxlanFdbEntry | undefined {
     const e = this.find(mac, now);
     if (e !== undefined) e.used = now;
+    return e;
+  }
+
+  /**
+   * vxlan_xmit's lookup: the entry for mac, else the all-zeros default (flood list), recording the use
+   * on the one returned. Equal to lookupTx(mac) ?? lookupTx(ALL_ZEROS_MAC), without the map lookups
+   * while the memo holds (same MAC, same membership, its entry still live).
+   */
+  lookupTxOrDefault(mac: number, now: number): VxlanFdbEntry | undefined {
+    if (mac === this.txMac && this.txMembership === this.membership) {
+      const e = this.txEntry;
+      if (e === undefined) return undefined;
+      if (this.live(e, now)) {
+        e.used = now;
+        return e;
+      }
+    }
+    const e = this.lookupTx(mac, now) ?? this.lookupTx(ALL_ZEROS_MAC, now);
+    this.txMac = mac;
+    this.txEntry = e;
+    this.txMembership = this.membership;
     return e;
   }
 
@@ -106,6 +143,7 @@ export class VxlanFdb {
       return true;
     }
     if (ip !== 0 && e.remotes[0]?.ip !== ip) return false;
+    this.membership++;
     return this.map.delete(mac);
   }
 
@@ -146,6 +184,7 @@ export class VxlanFdb {
     const e = new VxlanFdbEntry(mac, state, now, now);
     e.remotes.push(remote);
     this.map.set(mac, e);
+    this.membership++;
     return e;
   }
 

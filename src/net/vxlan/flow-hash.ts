@@ -35,14 +35,23 @@ function finish(h: number): number {
 }
 
 /**
- * skb_get_hash of an Ethernet frame at bytes[off, end): for IPv4, the ordered address pair,
- * protocol and (TCP/UDP/SCTP) ordered port pair or (ICMP) echo id; otherwise the EtherType alone.
- * Never 0 (the kernel maps 0 to 1).
+ * What skb_get_hash of a frame depends on: for IPv4, the protocol, the ordered address pair (a <= b)
+ * and the port word ordered with them; for anything else proto is -1 and a holds the EtherType.
  */
-export function innerFlowHash(bytes: Uint8Array, off: number, end: number, seed: number): number {
-  let h = seed | 0;
+export class FlowKey {
+  proto = -1;
+  a = 0;
+  b = 0;
+  ports = 0;
+}
+
+/**
+ * Reads the flow key of the Ethernet frame at bytes[off, end): for IPv4, the protocol, addresses and
+ * (TCP/UDP/SCTP) ports or (ICMP) echo id, ordered as __flow_hash_consistentify does; otherwise the
+ * EtherType alone.
+ */
+export function readFlowKey(bytes: Uint8Array, off: number, end: number, key: FlowKey): void {
   const etherType = end - off >= 14 ? read16(bytes, off + 12) : 0;
-  h = mix(h, etherType);
   const ip = off + 14;
   if (etherType === ETHERTYPE_IPV4 && end - ip >= 20 && bytes[ip]! >>> 4 === 4) {
     const ihl = (bytes[ip]! & 0x0f) * 4;
@@ -60,13 +69,37 @@ export function innerFlowHash(bytes: Uint8Array, off: number, end: number, seed:
       sport = dport = read16(bytes, l4 + 4);
     }
     const swap = src > dst || (src === dst && sport > dport);
-    h = mix(h, proto);
-    h = mix(h, swap ? dst : src);
-    h = mix(h, swap ? src : dst);
-    h = mix(h, swap ? ((dport << 16) | sport) >>> 0 : ((sport << 16) | dport) >>> 0);
+    key.proto = proto;
+    key.a = swap ? dst : src;
+    key.b = swap ? src : dst;
+    key.ports = swap ? ((dport << 16) | sport) >>> 0 : ((sport << 16) | dport) >>> 0;
+  } else {
+    key.proto = -1;
+    key.a = etherType;
+    key.b = 0;
+    key.ports = 0;
+  }
+}
+
+/** skb_get_hash of a flow key, keyed by seed (the per-host secret). Never 0 (the kernel maps 0 to 1). */
+export function hashFlowKey(key: FlowKey, seed: number): number {
+  let h = mix(seed | 0, key.proto < 0 ? key.a : ETHERTYPE_IPV4);
+  if (key.proto >= 0) {
+    h = mix(h, key.proto);
+    h = mix(h, key.a);
+    h = mix(h, key.b);
+    h = mix(h, key.ports);
   }
   const out = finish(h);
   return out === 0 ? 1 : out;
+}
+
+const scratchKey = new FlowKey();
+
+/** skb_get_hash of the Ethernet frame at bytes[off, end) (see readFlowKey). Never 0. */
+export function innerFlowHash(bytes: Uint8Array, off: number, end: number, seed: number): number {
+  readFlowKey(bytes, off, end, scratchKey);
+  return hashFlowKey(scratchKey, seed);
 }
 
 /** udp_flow_src_port's scaling: hash ^= hash << 16, then ((u64)hash * (max - min)) >> 32, + min. */

@@ -27,12 +27,38 @@ export interface VxlanSocketError {
 }
 
 export class VxlanSocket {
-  readonly devices = new Map<number, VxlanEndpoint>();
+  private readonly devices = new Map<number, VxlanEndpoint>();
+  /** The device of the VNI received last (one tunnel's datagrams come in runs); cleared when the devices change. */
+  private lastVni = -1;
+  private lastDevice: VxlanEndpoint | undefined = undefined;
 
   constructor(
     readonly ns: NetNamespace,
     readonly port: number,
   ) {}
+
+  get deviceCount(): number {
+    return this.devices.size;
+  }
+
+  /** The device registered for vni (vxlan_vs_find_vni). */
+  device(vni: number): VxlanEndpoint | undefined {
+    if (vni === this.lastVni) return this.lastDevice;
+    const dev = this.devices.get(vni);
+    this.lastVni = vni;
+    this.lastDevice = dev;
+    return dev;
+  }
+
+  register(dev: VxlanEndpoint): void {
+    this.devices.set(dev.vni, dev);
+    this.lastVni = -1;
+  }
+
+  unregister(dev: VxlanEndpoint): void {
+    this.devices.delete(dev.vni);
+    this.lastVni = -1;
+  }
 
   /** vxlan_rcv's header checks, then the device's decapsulation. */
   receive(skb: SkBuff, info: SocketInfo): void {
@@ -45,7 +71,7 @@ export class VxlanSocket {
       return this.drop(skb, info, DropReason.INVALID_PACKET, "net/vxlan:flags", `vxlan.flags at UDP byte 8: I flag not set (0x${b[at + 8]!.toString(16).padStart(2, "0")})`);
     }
     const vni = vniWord >>> 8;
-    const dev = this.devices.get(vni);
+    const dev = this.device(vni);
     if (dev === undefined) return this.drop(skb, info, DropReason.INVALID_VNI, "net/vxlan:vni", `no VXLAN device with VNI ${vni} on UDP port ${this.port}`);
     if (skb.length < VXLAN_HLEN + 14) return this.drop(skb, info, DropReason.INVALID_PACKET, "net/vxlan:inner-short", "inner Ethernet header truncated");
     if ((flags & ~VXLAN_FLAGS_I) !== 0 || (vniWord & 0xff) !== 0) {
@@ -75,9 +101,9 @@ export function joinSocket(ns: NetNamespace, port: number, dev: VxlanEndpoint): 
     byPort.set(port, s);
     sock = s;
   }
-  const clash = sock.devices.get(dev.vni);
+  const clash = sock.device(dev.vni);
   if (clash !== undefined && clash !== dev) return err({ namespace: ns.name, port, reason: `VNI ${dev.vni} already used by ${clash.name} (EEXIST)` });
-  sock.devices.set(dev.vni, dev);
+  sock.register(dev);
   return ok(sock);
 }
 
@@ -85,9 +111,9 @@ export function joinSocket(ns: NetNamespace, port: number, dev: VxlanEndpoint): 
 export function leaveSocket(ns: NetNamespace, port: number, dev: VxlanEndpoint): void {
   const byPort = registry.get(ns);
   const sock = byPort?.get(port);
-  if (byPort === undefined || sock === undefined || sock.devices.get(dev.vni) !== dev) return;
-  sock.devices.delete(dev.vni);
-  if (sock.devices.size === 0) {
+  if (byPort === undefined || sock === undefined || sock.device(dev.vni) !== dev) return;
+  sock.unregister(dev);
+  if (sock.deviceCount === 0) {
     ns.unbindUdp(port);
     byPort.delete(port);
   }
@@ -95,5 +121,5 @@ export function leaveSocket(ns: NetNamespace, port: number, dev: VxlanEndpoint):
 
 /** The device for (port, vni) in ns, for encapsulation bypass to a local VTEP (vxlan_find_vni). */
 export function findEndpoint(ns: NetNamespace, port: number, vni: number): VxlanEndpoint | undefined {
-  return registry.get(ns)?.get(port)?.devices.get(vni);
+  return registry.get(ns)?.get(port)?.device(vni);
 }

@@ -5,34 +5,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { gsoHeaderLength, gsoNetworkLength, mtuCheckLength } from "../../../src/skb/gso.js";
-import { GsoType, SkBuff } from "../../../src/skb/skbuff.js";
-import { write16 } from "../../../src/wire/bytes.js";
-
-const GSO_SIZE = 1000;
-
-/** IPv4 (20 bytes) + TCP with 12 bytes of options + payload, head at the IPv4 header. */
-function tcpSuperPacket(payload: number, headroom = 128): SkBuff {
-  const b = new Uint8Array(20 + 32 + payload);
-  b[0] = 0x45;
-  write16(b, 2, b.length);
-  write16(b, 6, 0x4000);
-  b[8] = 64;
-  b[9] = 6;
-  b[20 + 12] = 8 << 4;
-  const skb = SkBuff.fromBytes(1, b, headroom);
-  skb.gsoSize = GSO_SIZE;
-  skb.gsoSegs = Math.ceil(payload / GSO_SIZE);
-  skb.gsoType = GsoType.TCPV4;
-  return skb;
-}
-
-/** Puts an outer IPv4 header with protocol IPIP in front (what an IPIP tunnel does). */
-function encapIpip(skb: SkBuff): void {
-  const at = skb.push(20);
-  skb.data[at] = 0x45;
-  skb.data[at + 9] = 4;
-  skb.gsoType |= GsoType.IPXIP4;
-}
+import { GsoType } from "../../../src/skb/skbuff.js";
+import { encapIpip, GSO_SIZE, tcpSuperPacket } from "./gso-fixtures.js";
 
 describe("GSO header lengths", () => {
   it("measure the largest segment through the headers present now", () => {

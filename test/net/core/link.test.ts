@@ -109,3 +109,28 @@ test("invalid link parameters are rejected with the devices named", () => {
   const b = new EthernetDevice(world, "y", 2, 1500);
   assert.throws(() => new Link(world, a, b, { ...DEFAULT_LINK, bandwidthBps: 0 }), /between x and y/);
 });
+
+test("an Ethernet device sends on the link it is attached to now (re-attached, detached, no end of it)", () => {
+  // The device resolves its link's outgoing direction when the link is set, not per frame.
+  const { world, sink, a, stackB, link } = wire();
+  const c = new EthernetDevice(world, "eth2", 0x020000000003, 1500);
+  const stackC = new RecordingStack(world, "c");
+  stackC.attach(c);
+  const ca = new Link(world, c, a, DEFAULT_LINK); // a is this link's second end
+  c.link = ca;
+  a.transmit(udpFrame(world, 50));
+  world.sim.run();
+  assert.equal(stackB.received.length, 1);
+  a.link = ca;
+  a.transmit(udpFrame(world, 50));
+  world.sim.run();
+  assert.equal(stackC.received.length, 1, "re-attached: the new link's far end gets it");
+  assert.equal(ca.stats(a).sent, 1);
+  assert.equal(link.stats(a).sent, 1);
+  a.link = null;
+  a.transmit(udpFrame(world, 50));
+  world.sim.run();
+  assert.equal(sink.dropRecords.at(-1)?.site, "net/ethernet:no-carrier", "detached: no carrier");
+  a.link = new Link(world, c, new EthernetDevice(world, "eth3", 0x020000000004, 1500), DEFAULT_LINK);
+  assert.throws(() => a.transmit(udpFrame(world, 50)), /not an end of this link/);
+});
