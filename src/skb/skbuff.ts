@@ -79,6 +79,13 @@ export class SkBuff {
   l4VerifiedData: Uint8Array | null = null;
   l4VerifiedAt = -1;
   l4VerifiedLen = 0;
+  /**
+   * The same for the IPv4 header checksum (ip-header-checksum.ts): the buffer and offset of the header
+   * last verified good or summed by the output path. Every later writer of a header keeps its checksum
+   * right (TTL decrement, NAT, ECN marking patch it), so the next namespace need not sum it again.
+   */
+  ipVerifiedData: Uint8Array | null = null;
+  ipVerifiedAt = -1;
 
   constructor(id: number, data: Uint8Array, head: number, tail: number) {
     this.id = id;

@@ -5,11 +5,11 @@
 // (ip_finish_output_gso): when a segment does not fit it is segmented and each segment takes the slow path.
 
 import { consumeSkb } from "../../skb/buffer-pool.js";
+import { sumIpHeader } from "../../skb/ip-header-checksum.js";
 import { gsoNetworkLength, gsoSegment } from "../../skb/gso.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason } from "../../../datapath/reasons.js";
 import { read16, read32, write16 } from "../../wire/bytes.js";
-import { setIpv4HeaderChecksum } from "../../wire/checksum.js";
 import { IPV4_DST_FIELD, IPV4_SRC_FIELD, rewriteIpv4Address } from "../../wire/nat-rewrite.js";
 import { DeliveryKind } from "../../trace/ledger.js";
 import { NfHook, NfVerdict } from "../netfilter/hooks.js";
@@ -40,7 +40,7 @@ export function outputIp(ns: NetNamespace, skb: SkBuff): void {
   }
   if (read32(b, ip + 12) === 0) chooseSource(ns, skb, hlen, route, dst);
   write16(b, ip + 2, len);
-  setIpv4HeaderChecksum(b, ip, hlen);
+  sumIpHeader(skb, ip, hlen);
   ns.counters.ip.OutRequests++;
   const outDev = outputDevice(ns, route);
   if (ns.netfilter.run(NfHook.OUTPUT, skb, null, outDev) !== NfVerdict.ACCEPT) return;
