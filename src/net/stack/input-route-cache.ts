@@ -2,9 +2,9 @@
 // spirit): ip_rcv_finish routes each packet by (destination, source, input interface), and a host
 // namespace routes the same few pairs packet after packet. A decision of the ordinary unicast path
 // (routeInput's local and forward cases, source validation included) depends only on the routing tables,
-// the devices' link state, the assigned addresses, ip_forward and rp_filter; the cache holds while
-// all of these are what they were when its decisions were stored, and is not used while a per-device
-// rp_filter is set (a Map that changes without notice). A miss is only the full decision, never another one.
+// the devices' link state, the assigned addresses, ip_forward and rp_filter (all and per device); the
+// cache holds while all of these are what they were when its decisions were stored. A miss is only the
+// full decision, never another one.
 
 import { DirectMappedCache } from "./direct-cache.js";
 import type { NetNamespace } from "./namespace.js";
@@ -27,27 +27,31 @@ export class InputRouteCache {
   private addressVersion = -1;
   private forwarding = false;
   private rpFilterAll = -1;
+  private rpFilterVersion = -1;
 
-  /**
-   * Forgets every decision unless what they depend on is unchanged. False when the cache cannot
-   * answer at all (a per-device rp_filter is set): the caller then decides in full and stores nothing.
-   */
-  usable(ns: NetNamespace): boolean {
+  /** Forgets every decision unless what they depend on is what it was when they were stored. */
+  validate(ns: NetNamespace): void {
     const sysctl = ns.sysctl;
-    if (sysctl.rpFilter.size !== 0) return false;
     const routesVersion = ns.routes.version();
     const addressVersion = ns.addresses.version;
-    if (routesVersion !== this.routesVersion || addressVersion !== this.addressVersion || sysctl.ipForward !== this.forwarding || sysctl.rpFilterAll !== this.rpFilterAll) {
+    const rpFilterVersion = sysctl.rpFilter.version;
+    if (
+      routesVersion !== this.routesVersion ||
+      addressVersion !== this.addressVersion ||
+      sysctl.ipForward !== this.forwarding ||
+      sysctl.rpFilterAll !== this.rpFilterAll ||
+      rpFilterVersion !== this.rpFilterVersion
+    ) {
       this.routesVersion = routesVersion;
       this.addressVersion = addressVersion;
       this.forwarding = sysctl.ipForward;
       this.rpFilterAll = sysctl.rpFilterAll;
+      this.rpFilterVersion = rpFilterVersion;
       this.entries.clear();
     }
-    return true;
   }
 
-  /** The decision stored for the flow, or undefined. Call usable() first. */
+  /** The decision stored for the flow, or undefined. Call validate() first. */
   find(dst: number, src: number, ifindex: number): InputRouteEntry | undefined {
     const hit = this.entries.get(dst, src);
     return hit !== undefined && hit.ifindex === ifindex ? hit : undefined;

@@ -44,14 +44,12 @@ const isZeronet = (a: number): boolean => a >>> 24 === 0;
  */
 export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetDevice, out: InputRouteResult): InputDecision {
   const cache = ns.inputRoutes;
-  const cached = cache.usable(ns);
+  cache.validate(ns);
   const ifindex = dev.ifindex;
-  if (cached) {
-    const hit = cache.find(dst, src, ifindex);
-    if (hit !== undefined) {
-      out.route = hit.route;
-      return hit.decision as InputDecision;
-    }
+  const hit = cache.find(dst, src, ifindex);
+  if (hit !== undefined) {
+    out.route = hit.route;
+    return hit.decision as InputDecision;
   }
   if (unusualPair(dst, src)) return routeInputChecked(ns, dst, src, dev, out);
   const route = ns.routes.lookup(dst);
@@ -59,7 +57,7 @@ export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetD
   if (route === null) return routeInputChecked(ns, dst, src, dev, out);
   const decision = unicastDecision(ns, route, src, dev);
   if (decision === 0) return routeInputChecked(ns, dst, src, dev, out);
-  if (cached) cache.store(dst, src, ifindex, decision, route);
+  cache.store(dst, src, ifindex, decision, route);
   return decision;
 }
 

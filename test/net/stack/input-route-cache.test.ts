@@ -19,12 +19,12 @@ function setup() {
   return { r, ra, rb };
 }
 
-/** The decision and route without the cache: a per-device rp_filter entry of 0 (changes no effective value) turns it off. */
+/** The full decision and route: an rp_filter entry set and deleted again (no device's value changes) makes the cache forget everything first. */
 function uncached(ns: NetNamespace, dst: number, src: number, dev: Parameters<typeof routeInput>[3]): [number, unknown] {
-  ns.sysctl.rpFilter.set(0, 0);
+  ns.sysctl.rpFilter.set(-1, 0);
+  ns.sysctl.rpFilter.delete(-1);
   const out = new InputRouteResult();
   const d = routeInput(ns, dst, src, dev, out);
-  ns.sysctl.rpFilter.delete(0);
   return [d, out.route];
 }
 
@@ -43,14 +43,15 @@ test("cached decisions equal the full decision after every change they depend on
     [ip("10.0.9.9"), ip("10.0.1.7"), ra], // no route
     [ip("10.0.1.1"), ip("10.0.2.1"), ra], // a local address as source
   ];
+  // Each flow is decided (and stored) before the change, then asked again after it: a stale answer shows.
+  for (const [dst, src, dev] of flows) cached(r, dst, src, dev);
   const check = (step: string): void => {
-    for (const [dst, src, dev] of flows) {
-      const first = cached(r, dst, src, dev);
-      const again = cached(r, dst, src, dev); // a hit when the first call stored it
-      const full = uncached(r, dst, src, dev);
-      assert.deepEqual(first, full, `${step}: first call`);
-      assert.deepEqual(again, full, `${step}: cached call`);
-    }
+    const first = flows.map(([dst, src, dev]) => cached(r, dst, src, dev));
+    const again = flows.map(([dst, src, dev]) => cached(r, dst, src, dev)); // hits where the first calls stored
+    const full = flows.map(([dst, src, dev]) => uncached(r, dst, src, dev));
+    assert.deepEqual(first, full, `${step}: first calls`);
+    assert.deepEqual(again, full, `${step}: cached calls`);
+    for (const [dst, src, dev] of flows) cached(r, dst, src, dev); // stored again for the next step
   };
   check("initial");
   assert.equal(cached(r, ip("10.0.2.7"), ip("10.0.1.7"), ra)[0], InputDecision.FORWARD);
@@ -76,8 +77,14 @@ test("cached decisions equal the full decision after every change they depend on
   assert.equal(cached(r, ip("10.0.2.7"), ip("10.0.1.7"), ra)[0], InputDecision.MARTIAN_SOURCE);
   r.removeAddress(ra, ip("10.0.1.7"), 24);
   check("address removed");
-  r.sysctl.rpFilter.set(rb.ifindex, 1);
+  r.addresses.add(rb, ip("10.0.1.7"), 32, 0); // the address alone, without the routes ip addr adds
+  check("address added without routes");
+  assert.equal(cached(r, ip("10.0.2.7"), ip("10.0.1.7"), ra)[0], InputDecision.MARTIAN_SOURCE);
+  r.addresses.remove(rb, ip("10.0.1.7"), 32);
+  check("address removed without routes");
+  r.sysctl.rpFilter.set(ra.ifindex, 1);
   check("per-device rp_filter");
+  assert.equal(cached(r, ip("10.0.2.7"), ip("10.0.2.9"), ra)[0], InputDecision.REVERSE_PATH);
   r.sysctl.rpFilter.clear();
   check("per-device rp_filter cleared");
 });
