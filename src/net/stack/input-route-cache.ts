@@ -6,16 +6,21 @@
 // cache holds while all of these are what they were when its decisions were stored. A miss is only the
 // full decision, never another one.
 
+import type { NetDevice } from "../device.js";
 import { DirectMappedCache } from "./direct-cache.js";
 import type { NetNamespace } from "./namespace.js";
 import type { Route } from "./route-table.js";
 
 const SLOT_BITS = 6;
 
-/** One remembered decision: the interface it arrived on completes the (destination, source) key. */
+/**
+ * One remembered decision: the interface it arrived on completes the (destination, source) key. The
+ * device itself is compared, not its index: reading a property of a device is a megamorphic lookup
+ * (many device classes), comparing two references is not.
+ */
 class InputRouteEntry {
   constructor(
-    readonly ifindex: number,
+    readonly dev: NetDevice,
     readonly decision: number,
     readonly route: Route | null,
   ) {}
@@ -52,12 +57,12 @@ export class InputRouteCache {
   }
 
   /** The decision stored for the flow, or undefined. Call validate() first. */
-  find(dst: number, src: number, ifindex: number): InputRouteEntry | undefined {
+  find(dst: number, src: number, dev: NetDevice): InputRouteEntry | undefined {
     const hit = this.entries.get(dst, src);
-    return hit !== undefined && hit.ifindex === ifindex ? hit : undefined;
+    return hit !== undefined && hit.dev === dev ? hit : undefined;
   }
 
-  store(dst: number, src: number, ifindex: number, decision: number, route: Route | null): void {
-    this.entries.set(dst, src, new InputRouteEntry(ifindex, decision, route));
+  store(dst: number, src: number, dev: NetDevice, decision: number, route: Route | null): void {
+    this.entries.set(dst, src, new InputRouteEntry(dev, decision, route));
   }
 }

@@ -45,8 +45,7 @@ const isZeronet = (a: number): boolean => a >>> 24 === 0;
 export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetDevice, out: InputRouteResult): InputDecision {
   const cache = ns.inputRoutes;
   cache.validate(ns);
-  const ifindex = dev.ifindex;
-  const hit = cache.find(dst, src, ifindex);
+  const hit = cache.find(dst, src, dev);
   if (hit !== undefined) {
     out.route = hit.route;
     return hit.decision as InputDecision;
@@ -57,7 +56,7 @@ export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetD
   if (route === null) return routeInputChecked(ns, dst, src, dev, out);
   const decision = unicastDecision(ns, route, src, dev);
   if (decision === 0) return routeInputChecked(ns, dst, src, dev, out);
-  cache.store(dst, src, ifindex, decision, route);
+  cache.store(dst, src, dev, decision, route);
   return decision;
 }
 
