@@ -93,6 +93,9 @@ export class SkBuff {
    */
   ipVerifiedData: Uint8Array | null = null;
   ipVerifiedAt = -1;
+  /** The header known good before that one (a tunnelled packet's inner header, once the outer one is). */
+  ipEarlierData: Uint8Array | null = null;
+  ipEarlierAt = -1;
 
   constructor(id: number, data: Uint8Array, head: number, tail: number) {
     this.id = id;

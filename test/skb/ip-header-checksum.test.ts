@@ -64,3 +64,24 @@ test("a new buffer behind the skb (push past the headroom) is summed again", () 
   skb.data[ip + 8]! ^= 0xff;
   assert.equal(ipHeaderChecksumGood(skb, ip, 20), false);
 });
+
+test("the last two headers are remembered (a tunnel's inner and outer); a third evicts the older", () => {
+  const skb = packet();
+  const inner = skb.head;
+  const b = skb.data;
+  assert.equal(ipHeaderChecksumGood(skb, inner, 20), true);
+  // The outer header of an encapsulation, in front of the inner one (a copy: also a good header).
+  const outer = skb.push(20);
+  b.copyWithin(outer, inner, inner + 20);
+  sumIpHeader(skb, outer, 20);
+  b[inner + 8]! ^= 0xff;
+  b[outer + 8]! ^= 0xff;
+  assert.equal(ipHeaderChecksumGood(skb, inner, 20), true, "the inner header is still known after the outer one");
+  assert.equal(ipHeaderChecksumGood(skb, outer, 20), true, "and the outer one");
+  const third = skb.push(20);
+  b.copyWithin(third, inner, inner + 20);
+  b[third + 8]! ^= 0xff; // undo the corruption copied from the inner header
+  assert.equal(ipHeaderChecksumGood(skb, third, 20), true);
+  assert.equal(ipHeaderChecksumGood(skb, inner, 20), false, "the evicted header is summed again, and the corruption shows");
+  assert.equal(ipHeaderChecksumGood(skb, outer, 20), true, "the newer of the two stays");
+});
