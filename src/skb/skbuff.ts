@@ -79,6 +79,23 @@ export class SkBuff {
   l4VerifiedData: Uint8Array | null = null;
   l4VerifiedAt = -1;
   l4VerifiedLen = 0;
+  /**
+   * The header verified before that one, still good: a tunnelled packet's outer UDP check comes
+   * between the inner TCP checks of the sending and the receiving node, and both stay known.
+   */
+  l4EarlierData: Uint8Array | null = null;
+  l4EarlierAt = -1;
+  l4EarlierLen = 0;
+  /**
+   * The same for the IPv4 header checksum (ip-header-checksum.ts): the buffer and offset of the header
+   * last verified good or summed by the output path. Every later writer of a header keeps its checksum
+   * right (TTL decrement, NAT, ECN marking patch it), so the next namespace need not sum it again.
+   */
+  ipVerifiedData: Uint8Array | null = null;
+  ipVerifiedAt = -1;
+  /** The header known good before that one (a tunnelled packet's inner header, once the outer one is). */
+  ipEarlierData: Uint8Array | null = null;
+  ipEarlierAt = -1;
 
   constructor(id: number, data: Uint8Array, head: number, tail: number) {
     this.id = id;

@@ -44,3 +44,28 @@ test("bytes other than the skb's own buffer are checked but not remembered", () 
   other[l4 + 9]! ^= 0xff;
   assert.equal(l4ChecksumGood(skb, other, l4, len, 17, SRC, DST), false);
 });
+
+test("the last two passes are remembered (a tunnel's inner and outer headers); a third evicts the older", () => {
+  const { skb, l4, len } = datagram();
+  const b = skb.data;
+  // Two more good datagrams in the same buffer at other offsets stand for the outer header and a third range.
+  const other = udpDgram("10.0.0.1", 4000, "10.0.0.2", 53, new Uint8Array([9, 9, 9, 9]));
+  const at2 = l4 + len + 16;
+  const at3 = at2 + other.length + 16;
+  const grown = new Uint8Array(at3 + other.length);
+  grown.set(b);
+  grown.set(other, at2);
+  grown.set(other, at3);
+  skb.data = grown;
+  const l4b = at2 + 20;
+  const l4c = at3 + 20;
+  const lenb = other.length - 20;
+  assert.equal(l4ChecksumGood(skb, grown, l4, len, 17, SRC, DST), true); // inner
+  assert.equal(l4ChecksumGood(skb, grown, l4b, lenb, 17, SRC, DST), true); // outer
+  grown[l4 + 9]! ^= 0xff;
+  grown[l4b + 9]! ^= 0xff;
+  assert.equal(l4ChecksumGood(skb, grown, l4, len, 17, SRC, DST), true, "the inner pass is still known after the outer one");
+  assert.equal(l4ChecksumGood(skb, grown, l4b, lenb, 17, SRC, DST), true, "and the outer one");
+  assert.equal(l4ChecksumGood(skb, grown, l4c, lenb, 17, SRC, DST), true); // a third range: the older pass goes
+  assert.equal(l4ChecksumGood(skb, grown, l4, len, 17, SRC, DST), false, "the evicted pass is summed again, and the corruption shows");
+});

@@ -24,6 +24,8 @@ export class AddressTable {
   /** Address -> number of interfaces carrying it (an address may sit on several devices). */
   /** Use count per assigned address, keyed by the address as a signed 32-bit integer (a small integer to the Map, not a heap number). */
   private readonly assigned = new Map<number, number>();
+  /** Bumped by every add and remove: answers derived from the assigned addresses hold while it stays. */
+  version = 0;
 
   /** Adds an address; returns null when the same address/prefix is already on the device. */
   add(dev: NetDevice, addr: number, prefixLen: number, scope: number): InterfaceAddress | null {
@@ -41,6 +43,7 @@ export class AddressTable {
     list.push(entry);
     this.byDev.set(dev.ifindex, list);
     this.assigned.set(entry.addr | 0, (this.assigned.get(entry.addr | 0) ?? 0) + 1);
+    this.version++;
     return entry;
   }
 
@@ -50,6 +53,7 @@ export class AddressTable {
     if (list === undefined) return [];
     const target = list.find((a) => a.addr === addr >>> 0 && a.prefixLen === prefixLen);
     if (target === undefined) return [];
+    this.version++;
     const removed = target.secondary
       ? [target]
       : list.filter((a) => a === target || (a.secondary && a.prefixLen === prefixLen && ipv4InPrefix(a.addr, addr, prefixLen)));

@@ -7,6 +7,7 @@ import { DropReason } from "../../../datapath/reasons.js";
 import { BROADCAST_MAC, isGroupMac, readMac } from "../../util/mac.js";
 import { read16, read32 } from "../../wire/bytes.js";
 import { verifyIpv4HeaderChecksum } from "../../wire/checksum.js";
+import { ipHeaderChecksumGood } from "../../skb/ip-header-checksum.js";
 import { checkIpv4Options } from "../../wire/ipv4.js";
 import { formatWireError } from "../../wire/errors.js";
 import { NfHook, NfVerdict } from "../netfilter/hooks.js";
@@ -95,7 +96,7 @@ function ipReceive(ns: NetNamespace, dev: NetDevice, skb: SkBuff, pktType: numbe
   const first = len >= IPV4_HEADER ? b[ip]! : 0;
   const hlen = (first & 0x0f) * 4;
   const total = len >= IPV4_HEADER ? read16(b, ip + 2) : 0;
-  if (first >>> 4 !== 4 || hlen < IPV4_HEADER || hlen > len || total > len || total < hlen || !verifyIpv4HeaderChecksum(b, ip, hlen)) {
+  if (first >>> 4 !== 4 || hlen < IPV4_HEADER || hlen > len || total > len || total < hlen || !ipHeaderChecksumGood(skb, ip, hlen)) {
     rejectHeader(ns, dev, skb);
     return;
   }

@@ -5,15 +5,15 @@
 // (ip_finish_output_gso): when a segment does not fit it is segmented and each segment takes the slow path.
 
 import { consumeSkb } from "../../skb/buffer-pool.js";
+import { sumIpHeader } from "../../skb/ip-header-checksum.js";
 import { gsoNetworkLength, gsoSegment } from "../../skb/gso.js";
 import type { SkBuff } from "../../skb/skbuff.js";
 import { DropReason } from "../../../datapath/reasons.js";
 import { read16, read32, write16 } from "../../wire/bytes.js";
-import { setIpv4HeaderChecksum } from "../../wire/checksum.js";
 import { IPV4_DST_FIELD, IPV4_SRC_FIELD, rewriteIpv4Address } from "../../wire/nat-rewrite.js";
 import { DeliveryKind } from "../../trace/ledger.js";
 import { NfHook, NfVerdict } from "../netfilter/hooks.js";
-import { DeviceKind, type NetDevice } from "../device.js";
+import type { NetDevice } from "../device.js";
 import { fragmentIpv4 } from "./fragment.js";
 import { icmpSend, IcmpType, UnreachCode } from "./icmp-send.js";
 import { IP_DF, IP_OFFSET_MASK, IPV4_HEADER } from "./ip-packet.js";
@@ -40,7 +40,7 @@ export function outputIp(ns: NetNamespace, skb: SkBuff): void {
   }
   if (read32(b, ip + 12) === 0) chooseSource(ns, skb, hlen, route, dst);
   write16(b, ip + 2, len);
-  setIpv4HeaderChecksum(b, ip, hlen);
+  sumIpHeader(skb, ip, hlen);
   ns.counters.ip.OutRequests++;
   const outDev = outputDevice(ns, route);
   if (ns.netfilter.run(NfHook.OUTPUT, skb, null, outDev) !== NfVerdict.ACCEPT) return;
@@ -142,15 +142,19 @@ function overMtu(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevice,
   for (const frag of fragments) finishOutput(ns, frag, route, outDev);
 }
 
-/** ip_finish_output2: the link layer. */
+/**
+ * ip_finish_output2: the link layer. outDev is route.dev, or lo for local routes and routes without a
+ * device (outputDevice), so the device's kind, link type and index are read from the route when it is
+ * route.dev (see Route.devIfindex).
+ */
 function finishOutput(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDevice): void {
   ns.counters.ip.OutTransmits++;
   ns.counters.ipExt.OutOctets += skb.length;
-  if (outDev.kind === DeviceKind.LOOPBACK) {
+  if (outDev !== route.dev || route.devIsLoopback) {
     ns.transmitEthernet(outDev, skb, 0);
     return;
   }
-  if (!outDev.l2) {
+  if (!route.devIsL2) {
     skb.nextHop = route.via;
     outDev.transmit(skb);
     return;
@@ -158,7 +162,7 @@ function finishOutput(ns: NetNamespace, skb: SkBuff, route: Route, outDev: NetDe
   // Limited broadcast and multicast destinations are their own next hop (no gateway, a fixed MAC).
   const dst = read32(skb.data, skb.head + IPV4_DST_FIELD);
   const nextHop = route.via !== 0 && dst !== 0xffffffff && dst >>> 28 !== 0xe ? route.via : dst;
-  ns.neigh.output(outDev, nextHop, skb);
+  ns.neigh.output(outDev, route.devIfindex, nextHop, skb);
 }
 
 function deliverable(route: Route): boolean {

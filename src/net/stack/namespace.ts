@@ -26,6 +26,7 @@ import { LoopbackDevice } from "./loopback.js";
 import { NeighbourTable } from "./neighbour.js";
 import { NamespaceNeighbourHost } from "./neighbour-host.js";
 import { Reassembler } from "./reassembly.js";
+import { InputRouteCache } from "./input-route-cache.js";
 import { InputRouteResult } from "./route-input.js";
 import { RouteTable, RouteType, type Route } from "./route-table.js";
 import { SocketMode, SocketTable, type Binding, type ProtocolHandler, type SocketHandler, type SocketInfo } from "./sockets.js";
@@ -55,6 +56,8 @@ export class NetNamespace implements StackPort, NetfilterHost {
   readonly reassembler: Reassembler;
   /** Scratch result of routeInput: read it right after each call. */
   readonly inputRoute = new InputRouteResult();
+  /** routeInput's decisions per flow, valid while the tables, addresses and sysctls they used are unchanged. */
+  readonly inputRoutes = new InputRouteCache();
   /** ARP requests waiting in the proxy queue (proxy_delay). */
   proxyQueued = 0;
   private readonly devices = new Map<number, NetDevice>();

@@ -129,7 +129,11 @@ export class NeighbourTable {
   }
 
   lookup(dev: NetDevice, ip: number): NeighbourEntry | undefined {
-    const ifindex = dev.ifindex;
+    return this.lookupOn(dev.ifindex, ip);
+  }
+
+  /** lookup by the device's index (the output path has it without asking the device). */
+  private lookupOn(ifindex: number, ip: number): NeighbourEntry | undefined {
     const hit = this.recent.get(ip, ifindex);
     if (hit !== undefined) return hit;
     const n = this.byDev.get(ifindex)?.get(ip | 0);
@@ -182,11 +186,11 @@ export class NeighbourTable {
     if (n !== undefined) n.confirmed = this.now;
   }
 
-  /** neigh_resolve_output/neigh_output: sends skb (head at the IPv4 header) to next hop ip on dev. */
-  output(dev: NetDevice, ip: number, skb: SkBuff): void {
+  /** neigh_resolve_output/neigh_output: sends skb (head at the IPv4 header) to next hop ip on dev (whose index is ifindex). */
+  output(dev: NetDevice, ifindex: number, ip: number, skb: SkBuff): void {
     const counters = this.host.counters.neigh;
     counters.lookups++;
-    let n = this.lookup(dev, ip);
+    let n = this.lookupOn(ifindex, ip);
     if (n === undefined) n = this.create(dev, ip);
     else counters.hits++;
     if ((n.state & NUD_CONNECTED) !== 0) {

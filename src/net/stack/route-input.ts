@@ -39,17 +39,33 @@ const isZeronet = (a: number): boolean => a >>> 24 === 0;
 
 /**
  * The decision for a packet from src to dst that arrived on dev (the route behind it in out). An
- * ordinary unicast pair skips the martian checks, none of which can apply to it (see unusualPair).
+ * ordinary unicast pair skips the martian checks, none of which can apply to it (see unusualPair), and
+ * its decision is remembered for the flow (InputRouteCache) while nothing it depends on changes.
  */
 export function routeInput(ns: NetNamespace, dst: number, src: number, dev: NetDevice, out: InputRouteResult): InputDecision {
+  const cache = ns.inputRoutes;
+  cache.validate(ns);
+  const hit = cache.find(dst, src, dev);
+  if (hit !== undefined) {
+    out.route = hit.route;
+    return hit.decision as InputDecision;
+  }
   if (unusualPair(dst, src)) return routeInputChecked(ns, dst, src, dev, out);
   const route = ns.routes.lookup(dst);
   out.route = route;
   if (route === null) return routeInputChecked(ns, dst, src, dev, out);
+  const decision = unicastDecision(ns, route, src, dev);
+  if (decision === 0) return routeInputChecked(ns, dst, src, dev, out);
+  cache.store(dst, src, dev, decision, route);
+  return decision;
+}
+
+/** The decision for an ordinary unicast pair whose route is local, or unicast with forwarding on; 0 for any other route. */
+function unicastDecision(ns: NetNamespace, route: Route, src: number, dev: NetDevice): InputDecision | 0 {
   const type = route.type;
   if (type === RouteType.LOCAL) return validated(ns, src, dev, InputDecision.LOCAL);
   if (type === RouteType.UNICAST && ns.sysctl.ipForward) return validated(ns, src, dev, InputDecision.FORWARD);
-  return routeInputChecked(ns, dst, src, dev, out);
+  return 0;
 }
 
 /** True when src or dst is one of the addresses routeInputChecked tests before the lookup: 0, broadcast, 0/8, 127/8, multicast. */

@@ -2,7 +2,7 @@
 // kernel adds per address) searched before main, longest prefix first, lowest metric first within a
 // prefix, skipping routes through a device that is down. Validation follows the kernel's answers.
 
-import { linkStateVersion, type NetDevice } from "../device.js";
+import { DeviceKind, linkStateVersion, type NetDevice } from "../device.js";
 import { ok, type Result } from "../../util/result.js";
 import { formatIPv4, ipv4Mask } from "../../util/ip.js";
 import { AddrScope } from "./addresses.js";
@@ -60,6 +60,14 @@ export interface Route {
   readonly table: RouteTableName;
   readonly proto: string;
   readonly scope: number;
+  /**
+   * Facts of dev that never change (0/false when dev is null), kept in the route: the output path reads
+   * them here, one shape for every route, instead of on the device, whose many classes make each read
+   * a megamorphic property lookup.
+   */
+  readonly devIfindex: number;
+  readonly devIsLoopback: boolean;
+  readonly devIsL2: boolean;
 }
 
 /** Identifies routes to delete (`ip route del`): unset fields match anything. */
@@ -229,6 +237,9 @@ export class RouteTable {
       table,
       proto: spec.proto ?? "boot",
       scope: spec.scope ?? defaultScope(type, via),
+      devIfindex: dev !== null ? dev.ifindex : 0,
+      devIsLoopback: dev !== null && dev.kind === DeviceKind.LOOPBACK,
+      devIsL2: dev !== null && dev.l2,
     };
     this.table(table).insert(dst, prefixLen, route, preferLowerMetric);
     return ok(route);

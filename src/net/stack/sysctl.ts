@@ -2,6 +2,7 @@
 // Linux network namespace starts with. Per-interface settings are keyed by ifindex.
 
 import { NS_PER_SECOND } from "./time.js";
+import { VersionedMap } from "./versioned-map.js";
 
 export interface StackSysctl {
   /** net.ipv4.ip_forward (0 in a new namespace). */
@@ -12,8 +13,8 @@ export interface StackSysctl {
   readonly proxyArp: Set<number>;
   /** net.ipv4.conf.all.rp_filter: 0 off, 1 strict, 2 loose; the effective value is max(all, dev). */
   rpFilterAll: number;
-  /** net.ipv4.conf.<dev>.rp_filter. */
-  readonly rpFilter: Map<number, number>;
+  /** net.ipv4.conf.<dev>.rp_filter (its version tells caches of routing decisions when it changed). */
+  readonly rpFilter: VersionedMap<number, number>;
   /**
    * net.ipv4.conf.all.route_localnet (0 in a new namespace): 127.0.0.0/8 sources and destinations
    * arriving on a non-loopback interface are routed instead of dropped as martians.
@@ -47,7 +48,7 @@ export function defaultSysctl(): StackSysctl {
     bridgeNfCallIptables: true,
     proxyArp: new Set(),
     rpFilterAll: 0,
-    rpFilter: new Map(),
+    rpFilter: new VersionedMap(),
     routeLocalnetAll: false,
     routeLocalnet: new Set(),
     arpIgnore: new Map(),

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { EthernetDevice } from "../../../src/net/ethernet.js";
+import { IpipDevice } from "../../../src/net/ipip.js";
 import { NetNamespace, RouteType, formatRoute, type Route } from "../../../src/net/stack/index.js";
 import { ipv4Mask } from "../../../src/util/ip.js";
 import { unwrap } from "../../../src/util/result.js";
@@ -141,5 +142,23 @@ test("the route table's version stamp changes with every route edit and link sta
     assert.notEqual(after, before);
     assert.ok(!seen.has(after), "a stamp is never seen again after a change");
     seen.add(after);
+  }
+});
+
+test("a route's device facts (index, loopback, link type) are its device's, for every kind of device and none", () => {
+  const { ns, devs } = namespaceWith(1);
+  const eth0 = devs[0]!;
+  const tunl0 = new IpipDevice(ns.world);
+  unwrap(ns.addDevice(tunl0));
+  addr(ns, eth0, "10.1.0.1/24");
+  unwrap(ns.routes.add({ dst: ip("10.9.0.0"), prefixLen: 16, dev: tunl0 }));
+  unwrap(ns.routes.add({ dst: ip("10.8.0.0"), prefixLen: 16, type: RouteType.BLACKHOLE }));
+  const routes = ns.routes.list();
+  assert.ok(routes.some((r) => r.dev === ns.loopback) && routes.some((r) => r.dev === tunl0) && routes.some((r) => r.dev === null));
+  for (const r of routes) {
+    const dev = r.dev;
+    assert.equal(r.devIfindex, dev?.ifindex ?? 0, formatRoute(r));
+    assert.equal(r.devIsLoopback, dev !== null && dev.kind === "loopback", formatRoute(r));
+    assert.equal(r.devIsL2, dev !== null && dev.l2, formatRoute(r));
   }
 });
