@@ -4,6 +4,7 @@
 import type { SkBuff } from "../../skb/skbuff.js";
 import { ParsedHeaders } from "../../wire/headers.js";
 import type { NetDevice } from "../device.js";
+import { HookCarry } from "./hook-carry.js";
 import { MatchContext } from "./table/match.js";
 import type { NfRule } from "./table/rule.js";
 import type { NfChain, NfTable } from "./table/table.js";
@@ -34,6 +35,14 @@ export class Frame {
   dropExplanation: string | undefined = undefined;
   dropDstIdentity = 0;
   reply: Uint8Array | null = null;
+  /** What this frame's last hook run leaves for the packet's next hook (see hook-carry.ts). */
+  readonly carry = new HookCarry();
+  /**
+   * False once the current hook run did something after which its headers or conntrack facts may
+   * no longer be what the next hook would read (ran a target, translated an ICMP error, bound or
+   * confirmed an entry): it then keeps no carry.
+   */
+  clean = true;
 
   constructor(indexMinRules?: number) {
     this.trav = new Traversal(indexMinRules);

@@ -68,6 +68,8 @@ export class Netfilter {
   private readonly targets: TargetRunner;
   private readonly indexMinRules: number | undefined;
   private readonly replayWalks: boolean;
+  /** Hook runs so far (numbers each run for the carry from one hook to the next, see hook-carry.ts). */
+  private runs = 0;
 
   constructor(
     readonly host: NetfilterHost,
@@ -131,12 +133,14 @@ export class Netfilter {
   /**
    * Runs the hook for an IPv4 packet (skb.head at the IPv4 header). Returns NfVerdict: on DROP the
    * packet was recorded as dropped, on STOLEN it was consumed (REJECT answered and dropped it, or a
-   * PROGRAM took it); the caller just stops.
+   * PROGRAM took it); the caller just stops. continued: the caller changed nothing but the TTL since
+   * this netfilter's previous hook for skb (see hook-carry.ts).
    */
-  run(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null): number {
+  run(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null, continued = false): number {
     const tracking = this.tracking;
     if (!tracking && !this.anyRules) return NfVerdict.ACCEPT;
     const f = this.frames[this.depth] ?? this.newFrame();
+    const run = ++this.runs;
     this.depth++;
     try {
       f.skb = skb;
@@ -144,30 +148,43 @@ export class Netfilter {
       f.outDev = outDev;
       f.hook = hook;
       f.reply = null;
-      if (!this.parse(f)) return NfVerdict.ACCEPT;
+      f.clean = true;
+      const carried = continued && f.carry.holds(skb, run);
+      if (carried) f.h.ttl = skb.data[skb.head + 8]!;
+      else if (!this.parse(f)) return NfVerdict.ACCEPT;
       f.ctx.skb = skb;
-      switch (hook) {
-        case NfHook.PREROUTING:
-        case NfHook.OUTPUT:
-          return this.runEntryHook(f, tracking);
-        case NfHook.INPUT:
-          return this.runSteps(f, this.mangleFilter, true, true);
-        case NfHook.FORWARD:
-          return this.runSteps(f, this.mangleFilter, false, false);
-        case NfHook.POSTROUTING:
-          return this.runSteps(f, this.mangleOnly, true, true);
-        default:
-          return NfVerdict.ACCEPT;
-      }
+      const v = this.runHook(f, tracking, carried);
+      if (v === NfVerdict.ACCEPT && f.clean) f.carry.keep(skb, run);
+      return v;
     } finally {
       this.depth--;
       f.skb = null;
     }
   }
 
+  /** The hook's body; carried: the frame still holds the packet's conntrack facts from its previous hook. */
+  private runHook(f: Frame, tracking: boolean, carried: boolean): number {
+    switch (f.hook) {
+      case NfHook.PREROUTING:
+      case NfHook.OUTPUT:
+        return this.runEntryHook(f, tracking);
+      case NfHook.INPUT:
+        return this.runSteps(f, this.mangleFilter, true, true, carried);
+      case NfHook.FORWARD:
+        return this.runSteps(f, this.mangleFilter, false, false, carried);
+      case NfHook.POSTROUTING:
+        return this.runSteps(f, this.mangleOnly, true, true, carried);
+      default:
+        return NfVerdict.ACCEPT;
+    }
+  }
+
   private newFrame(): Frame {
     const f = new Frame(this.indexMinRules);
-    f.exec = (rule, chain, position) => this.targets.exec(f, rule, chain, position);
+    f.exec = (rule, chain, position) => {
+      f.clean = false;
+      return this.targets.exec(f, rule, chain, position);
+    };
     this.frames[this.depth] = f;
     return f;
   }
@@ -221,8 +238,8 @@ export class Netfilter {
   }
 
   /** INPUT / FORWARD / POSTROUTING: the given tables, then SNAT and confirm where the kernel does them. */
-  private runSteps(f: Frame, tables: readonly NfTable[], nat: boolean, confirm: boolean): number {
-    this.loadCt(f);
+  private runSteps(f: Frame, tables: readonly NfTable[], nat: boolean, confirm: boolean, carried: boolean): number {
+    if (!carried) this.loadCt(f);
     for (let k = 0; k < tables.length; k++) {
       const v = this.runTable(f, tables[k]!);
       if (v !== NfVerdict.ACCEPT) return v;
@@ -410,6 +427,7 @@ export class Netfilter {
     const dir = skb.ctState & CtState.REPLY ? 1 : 0;
     const h = f.h;
     if (skb.ctState & CtState.RELATED && h.ipProto === 1 && h.fragOffset === 0) {
+      f.clean = false;
       const applies = this.nat.applies(i, dir, manip);
       if (applies) this.snapshot(f);
       if (!this.nat.translateError(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {
@@ -420,6 +438,7 @@ export class Netfilter {
     }
     if (skb.ctState & (CtState.NEW | CtState.RELATED) && !this.nat.initialized(i, manip)) {
       // First packet of the connection at this manip: the nat table decides, else a null binding.
+      f.clean = false;
       const v = this.runTable(f, this.tables.nat);
       if (v !== NfVerdict.ACCEPT) return v;
       if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
@@ -450,6 +469,7 @@ export class Netfilter {
     if (i < 0 || skb.ctState & CtState.REPLY) return NfVerdict.ACCEPT;
     const t = this.conntrack.table;
     if (t.confirmed(i) || t.status(i) & Ips.DYING) return NfVerdict.ACCEPT;
+    f.clean = false;
     if (!this.conntrack.confirm(i)) return this.drop(f, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:insert-failed");
     return NfVerdict.ACCEPT;
   }

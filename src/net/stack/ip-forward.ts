@@ -36,7 +36,8 @@ export function forward(ns: NetNamespace, skb: SkBuff, inDev: NetDevice, route: 
   }
   decreaseTtl(b, ip);
   if (route.dev === inDev) maybeRedirect(ns, skb, inDev, route, pktType);
-  if (ns.netfilter.run(NfHook.FORWARD, skb, inDev, outDev) !== NfVerdict.ACCEPT) return;
+  // Since PREROUTING only the TTL changed: netfilter may carry what that hook parsed (hook-carry.ts).
+  if (ns.netfilter.run(NfHook.FORWARD, skb, inDev, outDev, true) !== NfVerdict.ACCEPT) return;
   if (ns.world.tracer.hops) ns.world.hop(skb, ns.site(outDev, "forward"), TracePoint.HOST_FORWARD, `routed via ${outDev.name}`, false);
   ipOutput(ns, skb, route, inDev);
 }

@@ -86,7 +86,9 @@ function rerouteAfterOutput(ns: NetNamespace, skb: SkBuff, newDst: number): void
 /** ip_output: POSTROUTING, then ip_finish_output. inDev is the input device of forwarded packets. */
 export function ipOutput(ns: NetNamespace, skb: SkBuff, route: Route, inDev: NetDevice | null): void {
   const outDev = outputDevice(ns, route);
-  if (ns.netfilter.run(NfHook.POSTROUTING, skb, inDev, outDev) !== NfVerdict.ACCEPT) return;
+  // Every caller comes straight from FORWARD or OUTPUT with the bytes unchanged: netfilter may carry
+  // what that hook parsed (hook-carry.ts).
+  if (ns.netfilter.run(NfHook.POSTROUTING, skb, inDev, outDev, true) !== NfVerdict.ACCEPT) return;
   const mtu = route.mtu !== 0 ? route.mtu : outDev.mtu;
   if (skb.length <= mtu) {
     finishOutput(ns, skb, route, outDev);
