@@ -51,7 +51,7 @@ export class Netfilter {
   readonly recent = new RecentTables();
   private readonly fragments = new FragmentMemory();
   readonly rng: SeededRng;
-  conntrackMode: ConntrackMode;
+  private mode: ConntrackMode;
   private readonly tables: { readonly [T in NfTableName]: NfTable };
   /** The tables INPUT/FORWARD and POSTROUTING walk, in order (held as objects: no lookup by name per packet). */
   private readonly mangleFilter: readonly NfTable[];
@@ -65,6 +65,11 @@ export class Netfilter {
   private readonly sim: Simulator;
   private needsCt = false;
   private anyRules = false;
+  /**
+   * True while the facts are current and say every hook has nothing to do (no conntrack, no rule, no
+   * DROP policy), as in most pod namespaces: run() then answers at once (false while facts are stale).
+   */
+  private quiet = false;
   private readonly targets: TargetRunner;
   private readonly indexMinRules: number | undefined;
   private readonly replayWalks: boolean;
@@ -85,17 +90,29 @@ export class Netfilter {
     this.rng = world.sim.rng.fork();
     this.nat = new NatEngine(this.conntrack, this.rng);
     this.targets = new TargetRunner(host, this.conntrack, this.nat, this.rng);
-    this.conntrackMode = options.conntrackMode ?? "auto";
+    this.mode = options.conntrackMode ?? "auto";
     this.indexMinRules = options.chainIndexMinRules;
     this.replayWalks = options.replayWalks ?? true;
     const edited = (): void => {
       this.factsStale = true;
+      this.quiet = false;
     };
     this.tables = { raw: new NfTable("raw", edited), mangle: new NfTable("mangle", edited), nat: new NfTable("nat", edited), filter: new NfTable("filter", edited) };
     this.sim = world.sim;
     this.mangleFilter = [this.tables.mangle, this.tables.filter];
     this.mangleOnly = [this.tables.mangle];
     this.env = { host, rng: this.rng, recent: this.recent, now: 0 };
+  }
+
+  get conntrackMode(): ConntrackMode {
+    return this.mode;
+  }
+
+  /** A new mode is taken at the next hook run (the rule facts are read again). */
+  set conntrackMode(mode: ConntrackMode) {
+    this.mode = mode;
+    this.factsStale = true;
+    this.quiet = false;
   }
 
   table(name: NfTableName): NfTable {
@@ -105,7 +122,7 @@ export class Netfilter {
   /** True when conntrack runs in this namespace (see ConntrackMode). */
   get tracking(): boolean {
     if (this.factsStale) this.refreshRuleFacts();
-    const mode = this.conntrackMode;
+    const mode = this.mode;
     return mode === "auto" ? this.needsCt : mode === "on";
   }
 
@@ -137,6 +154,12 @@ export class Netfilter {
    * this netfilter's previous hook for skb (see hook-carry.ts).
    */
   run(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null, continued = false): number {
+    // Kept this small so the JIT can inline it at the call sites: a quiet namespace costs no call.
+    if (this.quiet) return NfVerdict.ACCEPT;
+    return this.runHooks(hook, skb, inDev, outDev, continued);
+  }
+
+  private runHooks(hook: number, skb: SkBuff, inDev: NetDevice | null, outDev: NetDevice | null, continued: boolean): number {
     const tracking = this.tracking;
     if (!tracking && !this.anyRules) return NfVerdict.ACCEPT;
     const f = this.frames[this.depth] ?? this.newFrame();
@@ -527,6 +550,8 @@ export class Netfilter {
     }
     this.needsCt = needs;
     this.anyRules = any;
+    const mode = this.mode;
+    this.quiet = !any && (mode === "auto" ? !needs : mode === "off");
   }
 }
 
