@@ -5,11 +5,11 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TcpStack, type TcpSocket } from "../../../src/net/tcp/index.js";
+import { TcpStack } from "../../../src/net/tcp/index.js";
 import { RingSink } from "../../../src/trace/tracer.js";
 import { verifyIpv4HeaderChecksum } from "../../../src/wire/checksum.js";
 import { unwrap } from "../../../src/util/result.js";
-import { Capture, ip, linked } from "./topology.js";
+import { Capture, ip, linked, sendAll } from "./topology.js";
 
 /** A short transfer a -> b (data, ACKs, FIN); the TCP frames both devices sent, in order. */
 function transfer(traceHops: boolean): Uint8Array[] {
@@ -21,14 +21,9 @@ function transfer(traceHops: boolean): Uint8Array[] {
     sock.events = { onReceive: () => undefined, onEnd: (s) => s.close() };
   }));
   const data = new Uint8Array(300_000).map((_, i) => i * 7);
-  let sent = 0;
-  const write = (s: TcpSocket): void => {
-    sent += s.send(data, sent);
-    if (sent === data.length) s.end();
-  };
-  unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 5201, { onConnect: write, onWritable: write }));
+  const sent = sendAll(t.a, ip("10.9.0.2"), 5201, data);
   t.world.sim.run();
-  assert.equal(sent, data.length);
+  assert.equal(sent(), data.length);
   if (traceHops) assert.ok(sink.hopRecords.length > 0, "hops were traced");
   return capture.tcp().map((f) => f.bytes);
 }
