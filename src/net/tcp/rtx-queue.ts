@@ -45,16 +45,24 @@ export class RtxQueue {
    */
   pushRun(seq: number, len: number, count: number, now: number): number {
     while (this.count + count > this.cap) this.grow();
+    // The rings, head and count in locals: the loop stores only array elements.
+    const seqs = this.seq;
+    const ends = this.end;
+    const flags = this.flags;
+    const sentAt = this.sentAt;
+    const mask = this.cap - 1;
+    let s = this.head + this.count;
     let from = seq;
-    for (let k = 0; k < count; k++) {
-      const s = this.slot(this.count++);
+    for (let k = 0; k < count; k++, s++) {
+      const at = s & mask;
       const end = seqAdd(from, len);
-      this.seq[s] = from;
-      this.end[s] = end;
-      this.flags[s] = 0;
-      this.sentAt[s] = now;
+      seqs[at] = from;
+      ends[at] = end;
+      flags[at] = 0;
+      sentAt[at] = now;
       from = end;
     }
+    this.count += count;
     return from;
   }
 

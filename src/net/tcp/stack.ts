@@ -19,6 +19,7 @@ import { TcpListener, type TcpListenOptions } from "./listener.js";
 import { startActiveOpen } from "./open.js";
 import { Sacked } from "./rtx-queue.js";
 import { groAdmit, holdPendingSkb, segmentArrived } from "./rx.js";
+import { ConnectionSlots } from "./connection-slots.js";
 import { Segment } from "./segment.js";
 import { seqBetween } from "./seq.js";
 import { TcpSocket, type TcpEvents, type TcpSocketOptions } from "./socket.js";
@@ -39,8 +40,8 @@ export interface TcpConnectOptions extends TcpSocketOptions {
 interface PortBinding {
   listener: TcpListener | null;
   readonly conns: Map<number, TcpSocket>;
-  /** The connection the port's last segment went to: a lookup cache, cleared whenever conns changes. */
-  last: TcpSocket | null;
+  /** Connections recent segments went to: a lookup cache, cleared whenever conns changes. */
+  readonly recent: ConnectionSlots;
 }
 
 const stacks = new WeakMap<NetNamespace, TcpStack>();
@@ -121,7 +122,7 @@ export class TcpStack {
     if (binding === null || binding.conns.has(remoteKey(dst, dstPort))) return err(tcpError(TcpError.UNREACHABLE, "EADDRINUSE", `local port ${port} in use`));
     const sock = new TcpSocket(this, src, port, dst, dstPort, this.ns.routeMtu(route), options, events);
     binding.conns.set(remoteKey(dst, dstPort), sock);
-    binding.last = null;
+    binding.recent.clear();
     startActiveOpen(sock);
     if (options.timeoutNs !== undefined && sock.state === TcpState.SYN_SENT) armConnectTimeout(sock, options.timeoutNs);
     return ok(sock);
@@ -141,7 +142,7 @@ export class TcpStack {
     const binding = this.ports.get(sock.localPort);
     if (binding === undefined) return;
     binding.conns.set(remoteKey(sock.remoteAddr, sock.remotePort), sock);
-    binding.last = null;
+    binding.recent.clear();
   }
 
   /** Forgets a closed connection and frees its port when nothing else uses it. */
@@ -150,7 +151,7 @@ export class TcpStack {
     if (binding === undefined) return;
     const key = remoteKey(sock.remoteAddr, sock.remotePort);
     if (binding.conns.get(key) === sock) binding.conns.delete(key);
-    binding.last = null;
+    binding.recent.clear();
     sock.listener?.forget(sock);
     this.releaseIfUnused(sock.localPort);
   }
@@ -202,7 +203,7 @@ export class TcpStack {
 
   private bind(port: number): PortBinding | null {
     if (!this.ns.listenTcp(port, this.handler, SocketMode.SOCKET).ok) return null;
-    const binding: PortBinding = { listener: null, conns: new Map(), last: null };
+    const binding: PortBinding = { listener: null, conns: new Map(), recent: new ConnectionSlots() };
     this.ports.set(port, binding);
     return binding;
   }
@@ -317,12 +318,12 @@ function pmtuShrink(sock: TcpSocket, mtu: number): void {
   pushPending(sock);
 }
 
-/** The binding's connection with that remote end, the last one found first. */
+/** The binding's connection with that remote end, recently used ones found first. */
 function connectionFor(binding: PortBinding, remoteAddr: number, remotePort: number): TcpSocket | undefined {
-  const last = binding.last;
-  if (last !== null && last.remotePort === remotePort && last.remoteAddr === remoteAddr) return last;
+  const recent = binding.recent.find(remoteAddr, remotePort);
+  if (recent !== null) return recent;
   const sock = binding.conns.get(remoteKey(remoteAddr, remotePort));
-  if (sock !== undefined) binding.last = sock;
+  if (sock !== undefined) binding.recent.remember(sock);
   return sock;
 }
 

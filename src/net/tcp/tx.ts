@@ -8,7 +8,7 @@ import { write16, write32 } from "../../wire/bytes.js";
 import { packetBuffers } from "../../skb/buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "../../skb/skbuff.js";
 import { foldSum, onesSum, pseudoHeaderSumV4, rememberZeroSum, setL4ChecksumV4 } from "../../wire/checksum.js";
-import { IPPROTO_TCP, IP_DF, writeIpv4Header } from "../stack/ip-packet.js";
+import { IPPROTO_TCP, IP_DF, writeIpv4Header, writeIpv4HeaderUnsummed } from "../stack/ip-packet.js";
 import { F64_ZERO, GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
 import { Sacked } from "./rtx-queue.js";
@@ -53,7 +53,11 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
   const zeroEnd = packetBuffers.zeroEnd;
   const b = skb.data;
   const ip = skb.head;
-  writeIpv4Header(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
+  // ip_local_out (outputIp) sums the header before anything reads it; only the hop recorded below,
+  // before it, would see the header unsummed, so it is summed here only when hops are traced.
+  const hops = world.tracer.hops;
+  if (hops) writeIpv4Header(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
+  else writeIpv4HeaderUnsummed(b, ip, 0, IPV4_HEADER + tcpLen, ipId, IP_DF, stack.ns.sysctl.ipDefaultTtl, IPPROTO_TCP, sock.localAddr, sock.remoteAddr);
   const t = ip + IPV4_HEADER;
   write16(b, t, sock.localPort);
   write16(b, t + 2, sock.remotePort);
@@ -91,7 +95,7 @@ function emit(sock: TcpSocket, flags: number, seq: number, dataLen: number, syn:
     sock.stats.bytesSent += dataLen;
   }
   if (hasAck) onAckSent(sock);
-  if (world.tracer.hops) world.hop(skb, stack.ns.site(null, "tcp"), TracePoint.FROM_SOCKET, `port ${sock.localPort}`, false);
+  if (hops) world.hop(skb, stack.ns.site(null, "tcp"), TracePoint.FROM_SOCKET, `port ${sock.localPort}`, false);
   stack.ns.outputIp(skb);
 }
 
@@ -346,8 +350,11 @@ export function pushPending(sock: TcpSocket): void {
  * (no earlier send), retransmit, send, or arm a timer.
  */
 function idleWithNothingQueued(sock: TcpSocket): boolean {
-  return sock.packetsOut === 0 && sock.lastSendTime === 0 && sock.lostOut === 0 && !sock.finQueued &&
-    seqDiff(sock.writeSeq, sock.sndNxt) <= 0;
+  if (sock.packetsOut !== 0 || sock.lastSendTime !== 0 || sock.lostOut !== 0 || sock.finQueued) return false;
+  // The receiver's case first, without the writeSeq getter (it boxes a double when not inlined):
+  // an empty send buffer from snd_una = snd_nxt puts write_seq at snd_nxt.
+  if (sock.sendBuffer.length === 0 && sock.synAcked && sock.sndUna === sock.sndNxt) return true;
+  return seqDiff(sock.writeSeq, sock.sndNxt) <= 0;
 }
 
 /** tcp_write_xmit: sends what cwnd, the peer's window and Nagle allow; arms the timers. */

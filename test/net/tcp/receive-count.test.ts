@@ -4,9 +4,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TcpStack, type TcpSocket } from "../../../src/net/tcp/index.js";
+import { TcpStack } from "../../../src/net/tcp/index.js";
 import { unwrap } from "../../../src/util/result.js";
-import { ip, linked } from "./topology.js";
+import { ip, linked, sendAll } from "./topology.js";
 
 /** Runs a 600 KB transfer over a link losing 2% of frames; the receiver pauses reading for a while. */
 function lengthsSeen(countOnly: boolean): { seen: number[]; heldWhilePaused: number } {
@@ -23,14 +23,7 @@ function lengthsSeen(countOnly: boolean): { seen: number[]; heldWhilePaused: num
       sock.setAutoRead(true);
     });
   }));
-  const data = new Uint8Array(600_000).fill(7);
-  let sent = 0;
-  // As much of the rest as the send buffer takes, each time it has room.
-  const write = (s: TcpSocket): void => {
-    sent += s.send(data, sent);
-    if (sent === data.length) s.end();
-  };
-  unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 5201, { onConnect: write, onWritable: write }));
+  sendAll(t.a, ip("10.9.0.2"), 5201, new Uint8Array(600_000).fill(7));
   t.world.sim.run();
   return { seen, heldWhilePaused };
 }

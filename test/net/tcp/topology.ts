@@ -11,6 +11,7 @@ import { DEFAULT_LINK, Link, type LinkParams, type WireTap } from "../../../src/
 import { VethDevice } from "../../../src/net/veth.js";
 import { NetWorld } from "../../../src/net/world.js";
 import { NetNamespace } from "../../../src/net/stack/index.js";
+import { TcpStack, type TcpSocket } from "../../../src/net/tcp/index.js";
 import type { SkBuff } from "../../../src/skb/skbuff.js";
 import { parseIPv4 } from "../../../src/util/ip.js";
 import { unwrap } from "../../../src/util/result.js";
@@ -176,4 +177,18 @@ export function dropSegments(dev: NetDevice, match: (seq: number, payloadLen: nu
   };
   dev.tcIngress = prog;
   return state;
+}
+
+/**
+ * Connects `from` to dst:port and sends all of data: as much of the rest as the send buffer takes,
+ * each time it has room, then the FIN. Returns a reader of the bytes accepted so far.
+ */
+export function sendAll(from: NetNamespace, dst: number, port: number, data: Uint8Array): () => number {
+  let sent = 0;
+  const write = (s: TcpSocket): void => {
+    sent += s.send(data, sent);
+    if (sent === data.length) s.end();
+  };
+  unwrap(TcpStack.of(from).connect(dst, port, { onConnect: write, onWritable: write }));
+  return () => sent;
 }
