@@ -19,6 +19,7 @@ import { configError, type StackConfigError } from "./errors.js";
 import { IcmpRateLimiter } from "./icmp-ratelimit.js";
 import { stackInput } from "./ip-input.js";
 import { runSocketDelivery, SocketDelivery } from "./socket-delivery.js";
+import { TunnelInfos } from "./tunnel-delivery.js";
 import { IpIdentGenerator } from "./ip-ident.js";
 import { outputIp } from "./ip-output.js";
 import { ETH_HEADER, ETHERTYPE_IPV4, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from "./ip-packet.js";
@@ -60,6 +61,8 @@ export class NetNamespace implements StackPort, NetfilterHost {
   readonly inputRoutes = new InputRouteCache();
   /** ARP requests waiting in the proxy queue (proxy_delay). */
   proxyQueued = 0;
+  /** The SocketInfo objects TUNNEL deliveries reuse. */
+  private readonly tunnelInfos = new TunnelInfos();
   private readonly devices = new Map<number, NetDevice>();
   private readonly byName = new Map<string, NetDevice>();
 
@@ -302,12 +305,33 @@ export class NetNamespace implements StackPort, NetfilterHost {
     const world = this.world;
     const b = skb.data;
     const ip = skb.head;
-    const handler = binding.handler;
-    const delivery = new SocketDelivery(read32(b, ip + 12), read32(b, ip + 16), srcPort, dstPort, dev, b[ip + 9]!, ip, handler, skb, world.ledger);
     if (world.tracer.hops) world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
+    if (binding.mode === SocketMode.TUNNEL) {
+      this.deliverToTunnel(binding.handler, skb, dev, srcPort, dstPort);
+      return;
+    }
+    const delivery = new SocketDelivery(read32(b, ip + 12), read32(b, ip + 16), srcPort, dstPort, dev, b[ip + 9]!, ip, binding.handler, skb, world.ledger);
     skb.pull((b[ip]! & 0x0f) * 4);
-    if (binding.mode === SocketMode.TUNNEL) handler(skb, delivery);
-    else world.sim.schedule(0, runSocketDelivery, delivery);
+    world.sim.schedule(0, runSocketDelivery, delivery);
+  }
+
+  /** A TUNNEL handler runs now, with a reused info (it reads it during the call only). */
+  private deliverToTunnel(handler: SocketHandler, skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): void {
+    const b = skb.data;
+    const ip = skb.head;
+    const info = this.tunnelInfos.enter(dev);
+    info.src = read32(b, ip + 12);
+    info.dst = read32(b, ip + 16);
+    info.srcPort = srcPort;
+    info.dstPort = dstPort;
+    info.proto = b[ip + 9]!;
+    info.ipOffset = ip;
+    skb.pull((b[ip]! & 0x0f) * 4);
+    try {
+      handler(skb, info);
+    } finally {
+      this.tunnelInfos.leave();
+    }
   }
 
   /** Prepends an Ethernet header (dstMac, dev's MAC, IPv4) and transmits on dev. */
