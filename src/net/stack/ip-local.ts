@@ -59,10 +59,7 @@ function deliverOther(ns: NetNamespace, packet: SkBuff, dev: NetDevice, pktType:
   const handler = ns.sockets.protocols.get(proto);
   if (handler !== undefined) {
     counters.InDelivers++;
-    const ip = packet.head;
-    const info = ns.socketInfo(packet, dev, 0, 0);
-    packet.pull((packet.data[ip]! & 0x0f) * 4);
-    handler(packet, dev, info);
+    ns.deliverToProtocol(handler, packet, dev);
     return;
   }
   counters.InUnknownProtos++;

@@ -19,6 +19,7 @@ import { configError, type StackConfigError } from "./errors.js";
 import { IcmpRateLimiter } from "./icmp-ratelimit.js";
 import { stackInput } from "./ip-input.js";
 import { runSocketDelivery, SocketDelivery } from "./socket-delivery.js";
+import { TunnelInfos } from "./tunnel-delivery.js";
 import { IpIdentGenerator } from "./ip-ident.js";
 import { outputIp } from "./ip-output.js";
 import { ETH_HEADER, ETHERTYPE_IPV4, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from "./ip-packet.js";
@@ -29,7 +30,7 @@ import { Reassembler } from "./reassembly.js";
 import { InputRouteCache } from "./input-route-cache.js";
 import { InputRouteResult } from "./route-input.js";
 import { RouteTable, RouteType, type Route } from "./route-table.js";
-import { SocketMode, SocketTable, type Binding, type ProtocolHandler, type SocketHandler, type SocketInfo } from "./sockets.js";
+import { SocketMode, SocketTable, type Binding, type ProtocolHandler, type SocketHandler } from "./sockets.js";
 import { defaultSysctl, type StackSysctl } from "./sysctl.js";
 import { jiffiesAt } from "./time.js";
 
@@ -60,6 +61,8 @@ export class NetNamespace implements StackPort, NetfilterHost {
   readonly inputRoutes = new InputRouteCache();
   /** ARP requests waiting in the proxy queue (proxy_delay). */
   proxyQueued = 0;
+  /** The SocketInfo objects TUNNEL and IP protocol deliveries reuse (their handlers run synchronously). */
+  private readonly tunnelInfos = new TunnelInfos();
   private readonly devices = new Map<number, NetDevice>();
   private readonly byName = new Map<string, NetDevice>();
 
@@ -227,7 +230,8 @@ export class NetNamespace implements StackPort, NetfilterHost {
 
   /**
    * Handles an IP protocol locally (e.g. 4 for IPIP decapsulation). The handler runs synchronously
-   * with skb.head after the IPv4 header and owns the packet: it must deliver, drop or forward it.
+   * with skb.head after the IPv4 header and owns the packet: it must deliver, drop or forward it. Its
+   * SocketInfo is valid during the call only (the next delivery reuses it).
    */
   registerIpProtocol(proto: number, handler: ProtocolHandler): Result<number, StackConfigError> {
     if (proto === IPPROTO_ICMP || proto === IPPROTO_TCP || proto === IPPROTO_UDP || !Number.isInteger(proto) || proto < 0 || proto > 255) {
@@ -291,23 +295,43 @@ export class NetNamespace implements StackPort, NetfilterHost {
     this.world.drop(skb, this.site(dev, "rx"), reason, site, true, { explanation });
   }
 
-  socketInfo(skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): SocketInfo {
-    const b = skb.data;
-    const ip = skb.head;
-    return { src: read32(b, ip + 12), dst: read32(b, ip + 16), srcPort, dstPort, dev, proto: b[ip + 9]!, ipOffset: ip };
-  }
-
   /** Hands the packet at skb.head (IPv4) to a bound handler with head moved to the transport header. */
   deliverToSocket(binding: Binding, skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): void {
     const world = this.world;
     const b = skb.data;
     const ip = skb.head;
-    const handler = binding.handler;
-    const delivery = new SocketDelivery(read32(b, ip + 12), read32(b, ip + 16), srcPort, dstPort, dev, b[ip + 9]!, ip, handler, skb, world.ledger);
     if (world.tracer.hops) world.hop(skb, this.site(dev, "socket"), TracePoint.TO_SOCKET, `${binding.mode} port ${dstPort}`, false);
+    if (binding.mode === SocketMode.TUNNEL) {
+      this.deliverToTunnel(binding.handler, skb, dev, srcPort, dstPort);
+      return;
+    }
+    const delivery = new SocketDelivery(read32(b, ip + 12), read32(b, ip + 16), srcPort, dstPort, dev, b[ip + 9]!, ip, binding.handler, skb, world.ledger);
     skb.pull((b[ip]! & 0x0f) * 4);
-    if (binding.mode === SocketMode.TUNNEL) handler(skb, delivery);
-    else world.sim.schedule(0, runSocketDelivery, delivery);
+    world.sim.schedule(0, runSocketDelivery, delivery);
+  }
+
+  /** A TUNNEL handler runs now, with a reused info (it reads it during the call only). */
+  private deliverToTunnel(handler: SocketHandler, skb: SkBuff, dev: NetDevice, srcPort: number, dstPort: number): void {
+    const infos = this.tunnelInfos;
+    const info = infos.enter(skb, dev, srcPort, dstPort);
+    skb.pull((skb.data[skb.head]! & 0x0f) * 4);
+    try {
+      handler(skb, info);
+    } finally {
+      infos.leave();
+    }
+  }
+
+  /** Hands the packet at skb.head (IPv4) to an IP protocol handler, now, with head after the IPv4 header. */
+  deliverToProtocol(handler: ProtocolHandler, skb: SkBuff, dev: NetDevice): void {
+    const infos = this.tunnelInfos;
+    const info = infos.enter(skb, dev, 0, 0);
+    skb.pull((skb.data[skb.head]! & 0x0f) * 4);
+    try {
+      handler(skb, dev, info);
+    } finally {
+      infos.leave();
+    }
   }
 
   /** Prepends an Ethernet header (dstMac, dev's MAC, IPv4) and transmits on dev. */

@@ -1,7 +1,8 @@
 // The namespace's sockets as the model sees them: handlers bound to UDP ports, TCP ports and IP
 // protocols, plus one ICMP listener. SOCKET handlers are workloads: the stack records the delivery and
 // calls them from a 0-delay event. TUNNEL handlers (VXLAN, IPIP decapsulation) run synchronously and
-// own the packet's fate (they must deliver, drop or forward it).
+// own the packet's fate (they must deliver, drop or forward it), as IP protocol handlers do; the
+// SocketInfo of both is valid during the call only (the namespace reuses it for the next delivery).
 
 import type { SkBuff } from "../../skb/skbuff.js";
 import type { NetDevice } from "../device.js";

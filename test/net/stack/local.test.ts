@@ -58,6 +58,41 @@ test("a TUNNEL handler runs synchronously and owns the packet", () => {
   assertConserved(t.world);
 });
 
+test("TUNNEL and IP protocol handlers each read their own packet's info, also when one delivers others inside its call", () => {
+  const t = setup();
+  const seen: string[] = [];
+  const describe = (info: SocketInfo): string => `${info.src >>> 0}:${info.srcPort}->${info.dst >>> 0}:${info.dstPort} p${info.proto} ${info.dev.name}`;
+  const inject = (packet: Uint8Array): void => t.b.input(t.vb, packetSkb(t.world, frame(t.vb.mac, t.va.mac, packet)));
+  // The outer handler hands two more packets to the stack before it returns: the nested deliveries
+  // must not disturb what the outer one reads after them.
+  t.b.bindUdp(8472, (_skb, info) => {
+    const before = describe(info);
+    inject(udp(ip("10.0.0.9"), ip("10.0.0.2"), 1111, 4789, bytesOf("inner")));
+    inject(ipv4(ip("10.0.0.7"), ip("10.0.0.2"), 99, bytesOf("proto")));
+    seen.push(`outer ${before} / ${describe(info)}`);
+  }, SocketMode.TUNNEL);
+  t.b.bindUdp(4789, (_skb, info) => {
+    seen.push(`inner ${describe(info)}`);
+    t.world.ledger.deliver(DeliveryKind.SOCKET);
+  }, SocketMode.TUNNEL);
+  t.b.registerIpProtocol(99, (_skb, _dev, info) => {
+    seen.push(`proto ${describe(info)}`);
+    t.world.ledger.deliver(DeliveryKind.SOCKET);
+  });
+  const outer = `${ip("10.0.0.1")}:40000->${ip("10.0.0.2")}:8472 p17 vb`;
+  for (const port of [40000, 40000]) t.send(udp(ip("10.0.0.1"), ip("10.0.0.2"), port, 8472, bytesOf("vxlan")));
+  t.world.sim.run();
+  const inner = `inner ${ip("10.0.0.9")}:1111->${ip("10.0.0.2")}:4789 p17 vb`;
+  const proto = `proto ${ip("10.0.0.7")}:0->${ip("10.0.0.2")}:0 p99 vb`;
+  assert.deepEqual(seen, [inner, proto, `outer ${outer} / ${outer}`, inner, proto, `outer ${outer} / ${outer}`]);
+  // A datagram after them reads its own fields, not what the reused info held.
+  t.b.unbindUdp(8472);
+  t.b.bindUdp(8472, (_skb, info) => seen.push(describe(info)), SocketMode.TUNNEL);
+  t.send(udp(ip("10.0.0.1"), ip("10.0.0.2"), 5555, 8472, bytesOf("vxlan")));
+  t.world.sim.run();
+  assert.equal(seen.at(-1), `${ip("10.0.0.1")}:5555->${ip("10.0.0.2")}:8472 p17 vb`);
+});
+
 test("a UDP datagram with a bad checksum is dropped without an ICMP error", () => {
   const t = setup();
   const p = udp(ip("10.0.0.1"), ip("10.0.0.2"), 1, 9, bytesOf("x"));
