@@ -30,7 +30,9 @@ export function localDeliver(ns: NetNamespace, skb: SkBuff, dev: NetDevice, pktT
     if (whole === null) return;
     packet = whole;
   }
-  if (ns.netfilter.run(NfHook.INPUT, packet, dev, null) !== NfVerdict.ACCEPT) return;
+  // Since PREROUTING only routing ran, which writes no byte: netfilter may carry what that hook parsed
+  // (hook-carry.ts). A reassembled datagram is a new packet.
+  if (ns.netfilter.run(NfHook.INPUT, packet, dev, null, packet === skb) !== NfVerdict.ACCEPT) return;
   const proto = packet.data[packet.head + 9]!;
   if (proto === IPPROTO_TCP) {
     ns.counters.ip.InDelivers++;

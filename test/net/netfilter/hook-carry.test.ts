@@ -149,3 +149,44 @@ test("a hook that confirmed the entry or bound NAT keeps no carry (the entry's s
   assert.ok(r.nf.entryOf(next) >= 0);
   assert.ok(r.nf.conntrack.table.confirmed(r.nf.entryOf(next)));
 });
+
+/** ip_local_deliver's hooks: PREROUTING, then INPUT continued as localDeliver passes it (or never). */
+function localPass(r: Router, skb: SkBuff, continued: boolean): number {
+  const v = r.nf.run(NfHook.PREROUTING, skb, r.lan, null);
+  if (v !== NfVerdict.ACCEPT) return v;
+  return r.nf.run(NfHook.INPUT, skb, r.lan, null, continued);
+}
+
+test("a continued INPUT decides as one that parses again, for new, established and dropped packets", () => {
+  const carried = router();
+  const fresh = router();
+  for (const r of [carried, fresh]) {
+    const filter = r.nf.table("filter");
+    const mangle = r.nf.table("mangle");
+    assert.ok(mangle.append("INPUT", { proto: "tcp", dport: 22, target: { kind: "MARK", value: 0x4, mask: 0x4 } }).ok);
+    assert.ok(filter.append("INPUT", { proto: "tcp", dport: 23, target: { kind: "DROP" } }).ok);
+    assert.ok(filter.append("INPUT", { ctstate: { states: ["ESTABLISHED"] }, target: { kind: "MARK", value: 0x1, mask: 0x1 } }).ok);
+    assert.ok(filter.append("INPUT", { mark: { value: 0x4, mask: 0x4 }, target: { kind: "ACCEPT" } }).ok);
+  }
+  for (let k = 0; k < 6; k++) {
+    for (const [sport, dport] of [[1500, 22], [1501, 23], [1502, 80]] as const) {
+      const flags = k === 0 ? TCP.SYN : TCP.ACK;
+      const bytes = tcpSeg("10.0.1.2", sport, "10.0.1.1", dport, flags, { seq: 1000 + k, ack: k === 0 ? 0 : 1 });
+      const a = carried.host.packet(bytes.slice());
+      const b = fresh.host.packet(bytes.slice());
+      const where = `round ${k} port ${dport}`;
+      assert.equal(localPass(carried, a, true), localPass(fresh, b, false), where);
+      assert.equal(a.mark, b.mark, where);
+      assert.equal(a.ctState, b.ctState, where);
+    }
+    // The host's answers leave through OUTPUT and POSTROUTING, so later packets are ESTABLISHED.
+    const answer = tcpSeg("10.0.1.1", 22, "10.0.1.2", 1500, TCP.SYN | TCP.ACK, { ack: 1001 });
+    for (const r of [carried, fresh]) {
+      const skb = r.host.packet(answer.slice());
+      assert.equal(r.nf.run(NfHook.OUTPUT, skb, null, r.lan), NfVerdict.ACCEPT);
+      assert.equal(r.nf.run(NfHook.POSTROUTING, skb, null, r.lan, true), NfVerdict.ACCEPT);
+    }
+  }
+  assert.equal(carried.nf.save(true), fresh.nf.save(true));
+  assert.equal(carried.nf.conntrack.table.count, fresh.nf.conntrack.table.count);
+});
