@@ -1,12 +1,12 @@
 // What one hook run leaves for the next hook of the same packet in the same namespace: a forwarded
-// packet crosses PREROUTING, FORWARD and POSTROUTING, a locally sent one OUTPUT and POSTROUTING, and
-// between those hooks the stack changes at most the TTL (ip_forward, with its header checksum). The
+// packet crosses PREROUTING, FORWARD and POSTROUTING, a locally sent one OUTPUT and POSTROUTING, a
+// locally delivered one PREROUTING and INPUT, and between those hooks the stack changes at most the TTL (ip_forward, with its header checksum). The
 // later hook then takes the frame's parsed headers (TTL read again) and conntrack facts as the
 // previous hook left them instead of parsing the same bytes and loading the same entry again.
 //
 // The carry is taken only when all of these hold:
-// - the caller says the run continues the packet's previous hook (the stack's own FORWARD after
-//   PREROUTING and POSTROUTING after FORWARD/OUTPUT: nothing but the TTL changes in between);
+// - the caller says the run continues the packet's previous hook (the stack's own FORWARD and INPUT
+//   after PREROUTING, POSTROUTING after FORWARD/OUTPUT: nothing but the TTL changes in between);
 // - the previous hook of this netfilter, at this depth, was the run just before (no other packet ran
 //   in between: any run, nested ones included, moves the run count), for the same SkBuff with the same
 //   buffer, head, tail and conntrack attachment, and ended in ACCEPT;

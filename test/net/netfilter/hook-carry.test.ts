@@ -1,5 +1,5 @@
-// The carry from one hook to the next for the same packet (hook-carry.ts): a continued FORWARD or
-// POSTROUTING decides exactly as one that parses and loads the entry again, also after the events
+// The carry from one hook to the next for the same packet (hook-carry.ts): a continued FORWARD,
+// POSTROUTING or INPUT decides exactly as one that parses and loads the entry again, also after the events
 // that must stop the carry (a target ran, an entry was bound or confirmed, another packet ran in
 // between, a NAT rewrite), and the carry is really taken when it may be.
 
