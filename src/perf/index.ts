@@ -10,11 +10,13 @@ export {
   checkOptions,
   costModelFor,
   planCells,
+  assembleComparison,
   runComparison,
   type BenchOptions,
   type Comparison,
   type ProgressReport,
 } from "./runner.js";
+export { runComparisonInWorkers } from "./parallel-runner.js";
 export { comparisonJson, jsonRecord, type JsonRecord } from "./json.js";
 export { formatComparison } from "./table.js";
 export { explain, SATURATED } from "./explain.js";

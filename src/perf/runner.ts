@@ -1,6 +1,6 @@
 // The comparison runner: the matrix of cells for a set of CNI flavours (host MTUs x tests x paths x
-// stream counts, bare metal host to host only), run one after the other on fresh clusters, with the
-// metrics cost model scaled to the nodes' CPU clock.
+// stream counts, bare metal host to host only), run one after the other on fresh clusters (see
+// parallel-runner.ts for several at once), with the metrics cost model scaled to the nodes' CPU clock.
 import { DEFAULT_COST_MODEL, type CostModel } from "../metrics/index.js";
 import { err, ok, type Result } from "../util/result.js";
 import { runCell, type CellResult, type CellSpec, type Protocol, type TestPath } from "./cell.js";
@@ -101,15 +101,22 @@ export function runComparison(o: BenchOptions, onProgress: (p: ProgressReport) =
   const checked = checkOptions(o);
   if (!checked.ok) return checked;
   const cells = planCells(o);
-  const results: CellResult[] = [];
-  const failures: { label: string; error: string }[] = [];
-  cells.forEach((cell, i) => {
+  const outcomes = cells.map((cell, i) => {
     const label = cellLabel(cell);
     onProgress({ done: i, total: cells.length, label });
-    const r = runCell(cell, (f) => onProgress({ done: i + f, total: cells.length, label }));
-    if (r.ok) results.push(r.value);
-    else failures.push({ label, error: r.error });
+    return runCell(cell, (f) => onProgress({ done: i + f, total: cells.length, label }));
   });
   onProgress({ done: cells.length, total: cells.length, label: "done" });
-  return ok({ options: o, model: costModelFor(o), results, failures });
+  return ok(assembleComparison(o, cells, outcomes));
+}
+
+/** The comparison from its cells' outcomes (in plan order, as runComparison and the parallel runner both give them). */
+export function assembleComparison(o: BenchOptions, cells: readonly CellSpec[], outcomes: readonly Result<CellResult, string>[]): Comparison {
+  const results: CellResult[] = [];
+  const failures: { label: string; error: string }[] = [];
+  outcomes.forEach((r, i) => {
+    if (r.ok) results.push(r.value);
+    else failures.push({ label: cellLabel(cells[i]!), error: r.error });
+  });
+  return { options: o, model: costModelFor(o), results, failures };
 }

@@ -1,6 +1,8 @@
 // `cnisim bench cni [--cni ...] [--link 10G] [--mtu 1500,9000] [--pod-mtu N] [--streams 1,8] [--cpus N]
-// [--cpu-ghz F] [--duration 5s] [--seed N] [--tests tcp,udp,rr] [--paths pod,service,nodeport] [-o table|json|svg|html]`:
-// runs the CNI performance comparison (src/perf) and prints it; a progress bar on a terminal's stderr.
+// [--cpu-ghz F] [--duration 5s] [--seed N] [--tests tcp,udp,rr] [--paths pod,service,nodeport] [--jobs N] [-o table|json|svg|html]`:
+// runs the CNI performance comparison (src/perf), its cells on up to N cores, and prints it; a
+// progress bar on a terminal's stderr.
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { parseGoDuration } from "../../lab/index.js";
@@ -13,9 +15,11 @@ import {
   renderHtml,
   renderSvg,
   runComparison,
+  runComparisonInWorkers,
   throughputSpec,
   type BenchOptions,
   type FlavourName,
+  type ProgressReport,
   type Protocol,
   type TestPath,
 } from "../../perf/index.js";
@@ -36,6 +40,7 @@ type RawOptions = {
   paths: string;
   output: string;
   offload: boolean;
+  jobs: string;
 };
 
 const OUTPUTS = ["table", "json", "svg", "html"] as const;
@@ -67,6 +72,7 @@ export const benchCommand: CliCommand = {
       .option("--seed <n>", "seed of the clusters' random streams", "1")
       .option("--tests <list>", "tests to run: tcp, udp, rr", "tcp,udp,rr")
       .option("--paths <list>", "paths: pod (pod to pod across nodes), service (pod to ClusterIP), nodeport (a client outside the cluster to the server node's NodePort)", "pod,service")
+      .option("--jobs <n>", "cells run at once, each in a worker thread (1: one after the other on this thread); the results are the same for any N", String(availableParallelism()))
       .option("--no-offload", "model NICs without TSO/GSO and GRO (every segment crosses the stack alone)")
       .option("-o, --output <format>", "table | json | svg | html", "table")
       .action(async (raw: RawOptions) => {
@@ -98,7 +104,12 @@ function linkGbps(text: string): Result<number, string> {
   return ok(Number(m[1]));
 }
 
-function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output }, string> {
+function jobCount(text: string): Result<number, string> {
+  const n = Number(text);
+  return Number.isInteger(n) && n >= 1 && n <= 1024 ? ok(n) : err(`--jobs: ${JSON.stringify(text)} is not a count of cells to run at once (1-1024)`);
+}
+
+function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output; jobs: number }, string> {
   const flavours: FlavourName[] = [];
   for (const name of raw.cni === undefined ? DEFAULT_BENCH_OPTIONS.flavours : list(raw.cni)) {
     if (!isFlavourName(name)) return err(`--cni: unknown CNI ${JSON.stringify(name)} (known: ${FLAVOUR_NAMES.join(", ")})`);
@@ -124,6 +135,8 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output 
     if (p === undefined) return err(`--paths: unknown path ${JSON.stringify(t)} (pod, service, nodeport)`);
     paths.push(p);
   }
+  const jobs = jobCount(raw.jobs);
+  if (!jobs.ok) return jobs;
   if (!(OUTPUTS as readonly string[]).includes(raw.output)) return err(`-o: ${JSON.stringify(raw.output)} is not one of ${OUTPUTS.join(", ")}`);
   const options: BenchOptions = {
     flavours,
@@ -139,7 +152,7 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output 
     seed: Number(raw.seed),
     offload: raw.offload,
   };
-  return ok({ options, output: raw.output as Output });
+  return ok({ options, output: raw.output as Output, jobs: jobs.value });
 }
 
 async function run(raw: RawOptions, ctx: CliContext): Promise<0 | 1 | 2> {
@@ -148,10 +161,11 @@ async function run(raw: RawOptions, ctx: CliContext): Promise<0 | 1 | 2> {
     await ctx.err.line(`cnisim: bench cni: ${parsed.error}`);
     return ExitCode.USAGE;
   }
-  const { options, output } = parsed.value;
+  const { options, output, jobs } = parsed.value;
   const bar = process.stderr.isTTY === true ? new cliProgress.SingleBar({ stream: process.stderr, format: "{bar} {percentage}% | {label}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(1000, 0, { label: "" });
-  const done = runComparison(options, (p) => bar?.update(Math.round((1000 * p.done) / Math.max(1, p.total)), { label: p.label }));
+  const onProgress = (p: ProgressReport): void => bar?.update(Math.round((1000 * p.done) / Math.max(1, p.total)), { label: p.label });
+  const done = jobs === 1 ? runComparison(options, onProgress) : await runComparisonInWorkers(options, jobs, onProgress);
   bar?.stop();
   if (!done.ok) {
     await ctx.err.line(`cnisim: bench cni: ${done.error}`);
