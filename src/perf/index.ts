@@ -16,7 +16,7 @@ export {
   type Comparison,
   type ProgressReport,
 } from "./runner.js";
-export { runComparisonInWorkers } from "./parallel-runner.js";
+export { autoJobs, runComparisonInWorkers } from "./parallel-runner.js";
 export { comparisonJson, jsonRecord, type JsonRecord } from "./json.js";
 export { formatComparison } from "./table.js";
 export { explain, SATURATED } from "./explain.js";

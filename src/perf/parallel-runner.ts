@@ -9,6 +9,18 @@ import type { CellTask } from "./cell-worker.js";
 import { assembleComparison, cellLabel, checkOptions, planCells, type BenchOptions, type Comparison, type ProgressReport } from "./runner.js";
 
 const WORKER_FILE = new URL("./cell-worker.js", import.meta.url).href;
+/**
+ * A worker first loads the emulator and warms its JIT again (~0.5 s and ~1 s of CPU here), which the
+ * cells of a serial run share: measured on a 2-core VM, four 40G 8-stream cells ran 0.7-0.8x as fast
+ * on two threads at 0.1 s simulated each, and 1.25-1.45x as fast at 1 s.
+ */
+const WORKERS_PAY_OFF_NS = 1_000_000_000;
+
+/** --jobs auto: a thread per available CPU (at most one per cell) once cells are long enough to repay a worker's start-up, else 1. */
+export function autoJobs(o: BenchOptions, cpus: number): number {
+  if (o.durationNs < WORKERS_PAY_OFF_NS) return 1;
+  return Math.max(1, Math.min(cpus, planCells(o).length));
+}
 
 export async function runComparisonInWorkers(
   o: BenchOptions,

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Work } from "../../src/metrics/index.js";
-import { comparisonJson, DEFAULT_BENCH_OPTIONS, formatComparison, runComparison, runComparisonInWorkers, type BenchOptions, type ProgressReport } from "../../src/perf/index.js";
+import { autoJobs, comparisonJson, DEFAULT_BENCH_OPTIONS, formatComparison, runComparison, runComparisonInWorkers, type BenchOptions, type ProgressReport } from "../../src/perf/index.js";
 
 const options: BenchOptions = {
   ...DEFAULT_BENCH_OPTIONS,
@@ -47,4 +47,12 @@ test("the parallel runner rejects what the serial one rejects, before starting a
   const bad = await runComparisonInWorkers({ ...options, streams: [0] }, 2);
   assert.ok(!bad.ok);
   assert.match(bad.error, /--streams: 0/);
+});
+
+test("--jobs auto: one thread per CPU (at most one per cell) for cells of 1 s or more, else the serial runner", () => {
+  const long = { ...options, durationNs: 1_000_000_000 };
+  assert.equal(autoJobs(long, 8), 8);
+  assert.equal(autoJobs(long, 32), 12, "no more threads than cells");
+  assert.equal(autoJobs(long, 1), 1);
+  assert.equal(autoJobs({ ...options, durationNs: 999_999_999 }, 8), 1, "short cells do not repay a worker's start-up");
 });

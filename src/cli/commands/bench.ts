@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { parseGoDuration } from "../../lab/index.js";
 import {
+  autoJobs,
   comparisonJson,
   DEFAULT_BENCH_OPTIONS,
   FLAVOUR_NAMES,
@@ -72,7 +73,7 @@ export const benchCommand: CliCommand = {
       .option("--seed <n>", "seed of the clusters' random streams", "1")
       .option("--tests <list>", "tests to run: tcp, udp, rr", "tcp,udp,rr")
       .option("--paths <list>", "paths: pod (pod to pod across nodes), service (pod to ClusterIP), nodeport (a client outside the cluster to the server node's NodePort)", "pod,service")
-      .option("--jobs <n>", "cells run at once, each in a worker thread (1: one after the other on this thread); the results are the same for any N", String(availableParallelism()))
+      .option("--jobs <n>", "cells run at once, each in a worker thread (1: one after the other on this thread; auto: one per CPU when cells simulate 1 s or more, else 1); the results are the same for any N", "auto")
       .option("--no-offload", "model NICs without TSO/GSO and GRO (every segment crosses the stack alone)")
       .option("-o, --output <format>", "table | json | svg | html", "table")
       .action(async (raw: RawOptions) => {
@@ -104,9 +105,10 @@ function linkGbps(text: string): Result<number, string> {
   return ok(Number(m[1]));
 }
 
-function jobCount(text: string): Result<number, string> {
+function jobCount(text: string, options: BenchOptions): Result<number, string> {
+  if (text.trim().toLowerCase() === "auto") return ok(autoJobs(options, availableParallelism()));
   const n = Number(text);
-  return Number.isInteger(n) && n >= 1 && n <= 1024 ? ok(n) : err(`--jobs: ${JSON.stringify(text)} is not a count of cells to run at once (1-1024)`);
+  return Number.isInteger(n) && n >= 1 && n <= 1024 ? ok(n) : err(`--jobs: ${JSON.stringify(text)} is not a count of cells to run at once (1-1024) or auto`);
 }
 
 function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output; jobs: number }, string> {
@@ -135,8 +137,6 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output;
     if (p === undefined) return err(`--paths: unknown path ${JSON.stringify(t)} (pod, service, nodeport)`);
     paths.push(p);
   }
-  const jobs = jobCount(raw.jobs);
-  if (!jobs.ok) return jobs;
   if (!(OUTPUTS as readonly string[]).includes(raw.output)) return err(`-o: ${JSON.stringify(raw.output)} is not one of ${OUTPUTS.join(", ")}`);
   const options: BenchOptions = {
     flavours,
@@ -152,6 +152,8 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output;
     seed: Number(raw.seed),
     offload: raw.offload,
   };
+  const jobs = jobCount(raw.jobs, options);
+  if (!jobs.ok) return jobs;
   return ok({ options, output: raw.output as Output, jobs: jobs.value });
 }
 
