@@ -10,7 +10,6 @@ export {
   checkOptions,
   costModelFor,
   planCells,
-  assembleComparison,
   runComparison,
   type BenchOptions,
   type Comparison,
