@@ -2,6 +2,8 @@
 // figures and both sides' work counts, in plan order), whatever the number of threads, and its
 // progress adds up to every cell done.
 import { test } from "node:test";
+import { MessageChannel } from "node:worker_threads";
+import { runCellTask } from "../../src/perf/cell-worker.js";
 import assert from "node:assert/strict";
 import { Work } from "../../src/metrics/index.js";
 import { autoJobs, comparisonJson, DEFAULT_BENCH_OPTIONS, formatComparison, runComparison, runComparisonInWorkers, type BenchOptions, type ProgressReport } from "../../src/perf/index.js";
@@ -55,4 +57,15 @@ test("--jobs auto: one thread per CPU (at most one per cell) for cells of 1 s or
   assert.equal(autoJobs(long, 32), 12, "no more threads than cells");
   assert.equal(autoJobs(long, 1), 1);
   assert.equal(autoJobs({ ...options, durationNs: 999_999_999 }, 8), 1, "short cells do not repay a worker's start-up");
+});
+
+test("a worker asked for a cell its plan does not have answers with a failure and closes its progress port", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const messages: unknown[] = [];
+  port1.on("message", (m) => messages.push(m));
+  const closed = new Promise<void>((resolve) => port1.once("close", () => resolve()));
+  const outcome = runCellTask({ options, index: 12, progress: port2 });
+  assert.deepEqual(outcome, { ok: false, error: "the comparison has no cell 12" });
+  await closed;
+  assert.deepEqual(messages, [], "no progress for a cell that did not run");
 });
