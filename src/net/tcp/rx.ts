@@ -305,15 +305,17 @@ function releasePendingSkbs(sock: TcpSocket): void {
 }
 
 /**
- * tcp_cleanup_rbuf after the application consumed data: DRS, a scheduled ACK for more than one
- * full segment, or a window update if the window doubled.
+ * tcp_cleanup_rbuf after the application consumed data: DRS, then an ACK now when one is scheduled
+ * for more than one full segment, or else when the window the read freed is at least twice the one
+ * still open (also while a delayed ACK is scheduled: with segments near the window's size, the
+ * sender may be waiting for that window with one segment unacknowledged).
  */
 export function windowUpdateAfterRead(sock: TcpSocket, before: number): void {
   rcvSpaceAdjust(sock);
   if (sock.finReceived || sock.state === TcpState.CLOSED || sock.state === TcpState.SYN_SENT) return;
-  if (sock.ackPending) {
-    // The once-per-two-segments ACK tcp_input held back (the window did not advance yet) goes now.
-    if (seqDiff(sock.rcvNxt, sock.rcvWup) > sock.rcvMss) sendAck(sock);
+  // The once-per-two-segments ACK tcp_input held back (the window did not advance yet) goes now.
+  if (sock.ackPending && seqDiff(sock.rcvNxt, sock.rcvWup) > sock.rcvMss) {
+    sendAck(sock);
     return;
   }
   if (2 * before <= sock.windowClamp) {
