@@ -93,7 +93,8 @@ export function checkOptions(o: BenchOptions): Result<void, string> {
   if (!Number.isInteger(o.cpus) || o.cpus < 1) return err(`--cpus: ${o.cpus} is not a CPU count`);
   if (!(o.cpuGHz > 0)) return err(`--cpu-ghz: ${o.cpuGHz} is not a clock rate`);
   if (!(o.durationNs > 0)) return err("--duration: must be positive");
-  if (!Number.isInteger(o.seed)) return err(`--seed: ${o.seed} is not an integer`);
+  // The Cluster file's spec.seed range: the cells' cluster files carry the seed.
+  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) return err(`--seed: ${o.seed} is not a seed between 0 and 4294967295`);
   return ok(undefined);
 }
 

@@ -68,4 +68,10 @@ test("bad options are refused with the flag named", () => {
   const m = runComparison({ ...small, hostMtus: [100] });
   assert.ok(!m.ok);
   assert.match(m.error, /^--mtu/);
+  // Refused as the flag, not as an error in a cluster file the user never wrote.
+  for (const seed of [-5, 2 ** 32, 1.5]) {
+    const s = runComparison({ ...small, seed });
+    assert.ok(!s.ok, `seed ${seed}`);
+    assert.equal(s.error, `--seed: ${seed} is not a seed between 0 and 4294967295`);
+  }
 });
