@@ -2,10 +2,10 @@
 // figures and both sides' work counts, in plan order), whatever the number of threads, and its
 // progress adds up to every cell done.
 import { test } from "node:test";
-import { MessageChannel } from "node:worker_threads";
-import { runCellTask } from "../../src/perf/cell-worker.js";
 import assert from "node:assert/strict";
+import { MessageChannel } from "node:worker_threads";
 import { Work } from "../../src/metrics/index.js";
+import { runCellTask } from "../../src/perf/cell-worker.js";
 import { autoJobs, comparisonJson, DEFAULT_BENCH_OPTIONS, formatComparison, runComparison, runComparisonInWorkers, type BenchOptions, type ProgressReport } from "../../src/perf/index.js";
 
 const options: BenchOptions = {
