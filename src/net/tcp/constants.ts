@@ -21,8 +21,10 @@ export const TCP_MAX_WSCALE = 14;
 /** Largest GSO/TSO super-packet (gso_max_size). */
 export const GSO_MAX_BYTES = 65536;
 /**
- * MAX_TCP_HEADER on x86-64 (L1_CACHE_ALIGN(128 + MAX_HEADER)): sk_gso_max_size is gso_max_size minus
- * this minus 1, which leaves room for encapsulation headers under the 64 KB IP length.
+ * MAX_TCP_HEADER on an x86-64 distribution kernel (Ubuntu's 5.15 generic, which the published benchmark
+ * ran): L1_CACHE_ALIGN(128 + MAX_HEADER), MAX_HEADER = LL_MAX_HEADER 128 + 48 for tunnels.
+ * sk_gso_max_size is gso_max_size minus this minus 1, which leaves room for encapsulation headers
+ * under the 64 KB IP length.
  */
 export const MAX_TCP_HEADER = 320;
 /** Duplicate ACKs (or SACKed segments above a hole) that declare it lost (tcp_reordering). */
@@ -35,8 +37,21 @@ export const TCP_HEADER = 20;
 export const IPV4_HEADER = 20;
 /** tcp_v4_send_synack's SYN-ACK and tcp_v4_send_reset use IP ID 0 (no socket id). */
 export const IP_ID_NONE = 0;
-/** Memory Linux charges per MSS of send buffer (tcp_sndbuf_expand's per_mss for a 1500-byte MTU). */
-export const SNDBUF_PER_MSS = 4352;
+/** SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86-64 (17 page fragments). */
+export const SKB_SHINFO_ALIGNED = 320;
+/** SKB_DATA_ALIGN(sizeof(struct sk_buff)) on x86-64. */
+export const SKB_STRUCT_ALIGNED = 256;
+
+/**
+ * tcp_sndbuf_expand's per_mss: the memory Linux charges the send buffer per segment, assuming the
+ * worst case of one kmalloc'ed skb head (a power of two) per segment. `mss` is max(mss_clamp,
+ * mss_cache): 4,352 bytes at MTU 1500 and 1450, 16,640 at MTU 9000.
+ */
+export function sndbufPerMss(mss: number): number {
+  const head = mss + MAX_TCP_HEADER + SKB_SHINFO_ALIGNED;
+  // roundup_pow_of_two (head is at least 641 and an MSS is below 2^16, so the shift stays in range).
+  return (1 << (32 - Math.clz32(head - 1))) + SKB_STRUCT_ALIGNED;
+}
 
 /**
  * Zero held as a double: -0, which compares, adds, prints and serializes as 0 (only a division by it

@@ -5,7 +5,7 @@
 
 import type { SkBuff } from "../../skb/skbuff.js";
 import { createCongestionControl, INFINITE_SSTHRESH, type CcHost, type CongestionControl } from "./cc/index.js";
-import { F64_ZERO, IPV4_HEADER, SNDBUF_PER_MSS, TCP_HEADER, TCP_MSS_DEFAULT, TCP_TIMEOUT_INIT_NS, TS_ALIGNED } from "./constants.js";
+import { F64_ZERO, IPV4_HEADER, sndbufPerMss, TCP_HEADER, TCP_MSS_DEFAULT, TCP_TIMEOUT_INIT_NS, TS_ALIGNED } from "./constants.js";
 import { ReceiveQueue } from "./receive-queue.js";
 import { RttEstimator } from "./rtt.js";
 import { RtxQueue } from "./rtx-queue.js";
@@ -403,11 +403,12 @@ export class TcpSocket implements CcHost {
     this.mss = Math.max(Math.min(fromPath, this.peerMss) - (this.tsOk ? TS_ALIGNED : 0), 48);
   }
 
-  /** tcp_sndbuf_expand: room for two windows of segments (Linux's per-MSS memory charge). */
+  /** tcp_sndbuf_expand: room for two windows of segments at Linux's per-segment memory charge (mss_clamp is the peer's announced MSS). */
   expandSndbuf(): void {
     if (this.sndbufLocked) return;
     const segs = Math.max(this.stack.sysctl.initCwnd, this.cwnd, 4);
-    const target = Math.min(2 * segs * SNDBUF_PER_MSS, this.stack.sysctl.wmem[2]);
+    const perMss = sndbufPerMss(Math.max(this.peerMss, this.mss));
+    const target = Math.min(2 * segs * perMss, this.stack.sysctl.wmem[2]);
     if (target > this.sndbuf) this.sndbuf = target;
   }
 
