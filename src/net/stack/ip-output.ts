@@ -21,6 +21,9 @@ import type { NetNamespace } from "./namespace.js";
 import { PacketType } from "./packet-context.js";
 import { RouteType, type Route } from "./route-table.js";
 
+/** Largest IPv4 packet: the total length field is 16 bits. */
+const IPV4_MAX_TOTAL_LENGTH = 0xffff;
+
 /** ip_local_out for a locally generated IPv4 packet at skb.head. */
 export function outputIp(ns: NetNamespace, skb: SkBuff): void {
   const b = skb.data;
@@ -36,6 +39,12 @@ export function outputIp(ns: NetNamespace, skb: SkBuff): void {
   const route = ns.routes.lookup(dst);
   if (route === null || !deliverable(route)) {
     unroutableLocal(ns, skb, route);
+    return;
+  }
+  if (len > IPV4_MAX_TOTAL_LENGTH) {
+    // Nothing may be cut to fit the 16-bit total length: a longer packet is refused, never truncated.
+    ns.counters.ip.OutDiscards++;
+    ns.dropPacket(skb, null, "output", DropReason.INVALID_PACKET, "net/stack/output:length", `${len}-byte local packet is longer than an IPv4 total length can say (65535)`);
     return;
   }
   if (read32(b, ip + 12) === 0) chooseSource(ns, skb, hlen, route, dst);

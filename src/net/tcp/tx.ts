@@ -176,7 +176,12 @@ function canGso(sock: TcpSocket): boolean {
   return route === null || route.dev === null || route.dev.features.gso;
 }
 
-/** TSO/GSO batch size in segments (tcp_tso_autosize with tcp_tso_rtt_log 9, min_tso_segs 2). */
+/**
+ * TSO/GSO batch size in segments: tcp_tso_autosize (tcp_tso_rtt_log 9, min_tso_segs 2), within the
+ * write-queue skb it splits, which tcp_xmit_size_goal sized at sk_gso_max_size rounded down to whole
+ * segments, and at least one (an MSS above 32 KB gives one-segment skbs, so no super-packet is ever
+ * longer than an IP total length can say).
+ */
 function tsoSegments(sock: TcpSocket): number {
   if (!sock.stack.sysctl.segmentationOffload) return 1;
   const srtt = sock.rtt.srtt;
@@ -187,8 +192,11 @@ function tsoSegments(sock: TcpSocket): number {
   }
   const r = Math.floor(sock.rtt.minRtt / 1000 / 512);
   if (r < 32) bytes += GSO_MAX_BYTES / pow2(r);
-  bytes = Math.min(bytes, GSO_MAX_BYTES - MAX_TCP_HEADER - 1);
-  return Math.max(Math.floor(bytes / sock.mss), 2);
+  const gsoMaxSize = GSO_MAX_BYTES - MAX_TCP_HEADER - 1;
+  bytes = Math.min(bytes, gsoMaxSize);
+  const autosize = Math.max(Math.floor(bytes / sock.mss), 2);
+  const sizeGoal = Math.max(Math.floor(gsoMaxSize / sock.mss), 1);
+  return autosize < sizeGoal ? autosize : sizeGoal;
 }
 
 /**
