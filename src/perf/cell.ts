@@ -151,7 +151,10 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
   const receiver = new CoreBudget(e.serverSide, spec.model, flowCores, spec.offload);
   // TCP: the sender's pace is bounded by both cores (flow control carries the receiver's limit back);
   // UDP has no flow control: the sender is paced by its own core, the receiver drops what it cannot take.
-  const pacer = new Pacer(spec.protocol === "UDP" ? [sender] : [sender, receiver], sim.now);
+  // The receiver's cost per byte is over the bytes its application has read (set once the test exists).
+  let receiverRead: () => number = () => 0;
+  const paced = spec.protocol === "UDP" ? [{ budget: sender, handled: null }] : [{ budget: sender, handled: null }, { budget: receiver, handled: () => receiverRead() }];
+  const pacer = new Pacer(paced, sim.now);
   const startPackets = rt.world.ledger.entered;
   const t0 = sim.now;
   sender.reset(t0);
@@ -177,6 +180,7 @@ export function runCell(spec: CellSpec, onProgress: (fraction: number) => void =
       // end of each pause until the receiver's delayed ACK (40 ms), which a never-pausing iperf3 avoids.
       noDelay: true,
     });
+    receiverRead = () => t.bytesRead;
     const s = t.start();
     if (!s.ok) return s;
     window = () => t.measureWindow;

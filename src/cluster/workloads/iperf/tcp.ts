@@ -62,6 +62,8 @@ export class IperfTcpTest {
   private readonly streams: StreamState[] = [];
   private window: MeasureWindow | null = null;
   private stopped = false;
+  /** Bytes the server has read over all streams since the start, window or not (a double: see F64_ZERO). */
+  private read = F64_ZERO;
   private readonly block: Uint8Array;
   private readonly sender: AppGate;
   private readonly receiver: AppGate;
@@ -80,6 +82,11 @@ export class IperfTcpTest {
   /** The outcome once the window has closed (or the test failed), else null. */
   get result(): Result<IperfTcpResult, string> | null {
     return this.result_;
+  }
+
+  /** Bytes the server has read so far over all streams (the receiving application's share of the work). */
+  get bytesRead(): number {
+    return this.read;
   }
 
   /** The measurement window, known once every stream is connected. */
@@ -132,6 +139,7 @@ export class IperfTcpTest {
       onReceive: (s, bytes) => {
         const w = this.window;
         const now = s.now;
+        this.read += bytes;
         if (state !== undefined && w !== null && now >= w.startNs && now < w.endNs) state.received += bytes;
         if (!this.receiver.open() && !waiting) {
           waiting = true;
