@@ -73,6 +73,12 @@ describe("trace: client -> NodePort under the ipBlock policy", () => {
       const r = parseTraceTarget(rt, bad);
       assert.ok(!r.ok, bad);
     }
+    for (const [bad, proto] of [["10.1.8.31:80/FOO", "FOO"], ["web/web1:80/tcpp", "tcpp"], ["10.1.8.31/ICMPV6", "ICMPV6"], ["svc/web/web1:80/", ""]]) {
+      const r = parseTraceTarget(rt, bad!);
+      assert.ok(!r.ok && r.error === `--to "${bad}": unknown protocol "${proto}" (TCP, UDP, SCTP or ICMP)`, r.ok ? bad : r.error);
+    }
+    const lower = parseTraceTarget(rt, "web/web1:80/udp");
+    assert.ok(lower.ok && lower.value.protocol === "UDP" && lower.value.port === 80);
     const svc = parseTraceTarget(rt, "svc/web/web1");
     assert.ok(svc.ok);
     assert.equal(svc.value.port, 80);
