@@ -137,6 +137,7 @@ function updateSendWindow(sock: TcpSocket, seg: Segment, advanced: boolean): boo
     sock.sndWnd = nwin;
     sock.sndWl1 = seg.seq;
     sock.sndWl2 = seg.ack;
+    if (changed && nwin > sock.maxWindow) sock.windowOffered(nwin);
     return changed;
   }
   return false;

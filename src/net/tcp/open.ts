@@ -52,7 +52,7 @@ export function startActiveOpen(sock: TcpSocket): void {
 }
 
 /** Takes the options of a SYN (or SYN-ACK) the peer sent. */
-function negotiate(sock: TcpSocket, seg: Segment, offeredWscale: boolean): void {
+function negotiate(sock: TcpSocket, seg: Segment, offeredWscale: boolean, active: boolean): void {
   const sys = sock.stack.sysctl;
   sock.tsOk = sys.timestamps && seg.hasTimestamp;
   sock.sackOk = sys.sack && seg.sackPermitted;
@@ -72,6 +72,9 @@ function negotiate(sock: TcpSocket, seg: Segment, offeredWscale: boolean): void 
   sock.copiedSeq = sock.rcvNxt;
   sock.sndWnd = seg.window;
   sock.sndWl1 = seg.seq;
+  // The active side takes the SYN-ACK's window as its first max_window (tcp_ack on the SYN-ACK); the
+  // passive side's comes with the handshake's last ACK (tcp_create_openreq_child).
+  if (active) sock.maxWindow = seg.window;
   sock.syncMss();
 }
 
@@ -80,7 +83,7 @@ export function startPassiveOpen(sock: TcpSocket, seg: Segment): void {
   const sys = sock.stack.sysctl;
   chooseIdentity(sock);
   sock.wscaleOk = sys.windowScaling && seg.wscale >= 0;
-  negotiate(sock, seg, sock.wscaleOk);
+  negotiate(sock, seg, sock.wscaleOk, false);
   sock.sndWl2 = sock.iss;
   initialWindow(sock, sock.advmss - (sock.tsOk ? TS_ALIGNED : 0), sock.wscaleOk);
   initRcvMss(sock);
@@ -95,7 +98,7 @@ export function startPassiveOpen(sock: TcpSocket, seg: Segment): void {
 
 /** The SYN-ACK arrived for our SYN: take its options. */
 export function acceptSynAck(sock: TcpSocket, seg: Segment): void {
-  negotiate(sock, seg, sock.wscaleOk);
+  negotiate(sock, seg, sock.wscaleOk, true);
   sock.sndWl2 = seg.ack;
 }
 

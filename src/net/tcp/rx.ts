@@ -121,6 +121,7 @@ function synchronized(sock: TcpSocket, seg: Segment): void {
     sock.sndWnd = seg.window * pow2(sock.sndWscale);
     sock.sndWl1 = seg.seq;
     sock.sndWl2 = seg.ack;
+    sock.windowOffered(sock.sndWnd);
     stack.accepted(sock);
     if (sock.closed) return;
   } else if (!ackWithNothingInFlight(sock, seg) && !processAck(sock, seg)) {

@@ -5,6 +5,7 @@
 
 import type { SkBuff } from "../../skb/skbuff.js";
 import { createCongestionControl, INFINITE_SSTHRESH, type CcHost, type CongestionControl } from "./cc/index.js";
+import { boundToHalfWindow } from "./half-window.js";
 import { F64_ZERO, IPV4_HEADER, sndbufPerMss, TCP_HEADER, TCP_MSS_DEFAULT, TCP_TIMEOUT_INIT_NS, TS_ALIGNED } from "./constants.js";
 import { ReceiveQueue } from "./receive-queue.js";
 import { RttEstimator } from "./rtt.js";
@@ -104,6 +105,8 @@ export class TcpSocket implements CcHost {
   mss = TCP_MSS_DEFAULT;
   /** MSS the peer announced (mss_clamp). */
   peerMss = TCP_MSS_DEFAULT;
+  /** Largest window the peer has offered (max_window): segments and super-packets stay within half of it. */
+  maxWindow = F64_ZERO;
   /** MSS this end announces (advmss = route MTU - 40). */
   advmss: number;
   pmtu: number;
@@ -397,10 +400,18 @@ export class TcpSocket implements CcHost {
     return this.packetsOut - (this.sackedOut + this.renoSacked + this.lostOut) + this.retransOut;
   }
 
-  /** Sets the sending MSS from the path MTU and the peer's MSS (tcp_sync_mss). */
+  /** Sets the sending MSS from the path MTU, the peer's MSS and half its largest window (tcp_sync_mss). */
   syncMss(): void {
     const fromPath = this.pmtu - IPV4_HEADER - TCP_HEADER;
-    this.mss = Math.max(Math.min(fromPath, this.peerMss) - (this.tsOk ? TS_ALIGNED : 0), 48);
+    const mss = Math.max(Math.min(fromPath, this.peerMss) - (this.tsOk ? TS_ALIGNED : 0), 48);
+    this.mss = boundToHalfWindow(this.maxWindow, mss, TCP_HEADER + (this.tsOk ? TS_ALIGNED : 0));
+  }
+
+  /** tcp_ack_update_window's max_window: a larger window than ever offered lets the MSS grow again (tcp_sync_mss). */
+  windowOffered(window: number): void {
+    if (window <= this.maxWindow) return;
+    this.maxWindow = window;
+    this.syncMss();
   }
 
   /** tcp_sndbuf_expand: room for two windows of segments at Linux's per-segment memory charge (mss_clamp is the peer's announced MSS). */
@@ -435,3 +446,4 @@ export class TcpSocket implements CcHost {
 
   private closeNotified = false;
 }
+

@@ -9,7 +9,8 @@ import { packetBuffers } from "../../skb/buffer-pool.js";
 import { DEFAULT_HEADROOM, GsoType, SkBuff } from "../../skb/skbuff.js";
 import { foldSum, onesSum, pseudoHeaderSumV4, rememberZeroSum, setL4ChecksumV4 } from "../../wire/checksum.js";
 import { IPPROTO_TCP, IP_DF, writeIpv4Header, writeIpv4HeaderUnsummed } from "../stack/ip-packet.js";
-import { F64_ZERO, GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, U16_MAX } from "./constants.js";
+import { F64_ZERO, GSO_MAX_BYTES, IPV4_HEADER, IP_ID_NONE, MAX_TCP_HEADER, NS_PER_MS, TCP_HEADER, TS_ALIGNED, U16_MAX } from "./constants.js";
+import { boundToHalfWindow } from "./half-window.js";
 import { dataOptionsLength, synOptionsLength, writeDataOptions, writeSynOptions, type SynOptions } from "./options.js";
 import { Sacked } from "./rtx-queue.js";
 import { seqAdd, seqDiff } from "./seq.js";
@@ -195,7 +196,7 @@ function tsoSegments(sock: TcpSocket): number {
   const gsoMaxSize = GSO_MAX_BYTES - MAX_TCP_HEADER - 1;
   bytes = Math.min(bytes, gsoMaxSize);
   const autosize = Math.max(Math.floor(bytes / sock.mss), 2);
-  const sizeGoal = Math.max(Math.floor(gsoMaxSize / sock.mss), 1);
+  const sizeGoal = Math.max(Math.floor(boundToHalfWindow(sock.maxWindow, gsoMaxSize, TCP_HEADER + (sock.tsOk ? TS_ALIGNED : 0)) / sock.mss), 1);
   return autosize < sizeGoal ? autosize : sizeGoal;
 }
 
