@@ -95,6 +95,18 @@ export function checkOptions(o: BenchOptions): Result<void, string> {
   if (!(o.durationNs > 0)) return err("--duration: must be positive");
   // The Cluster file's spec.seed range: the cells' cluster files carry the seed.
   if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) return err(`--seed: ${o.seed} is not a seed between 0 and 4294967295`);
+  // A value given twice would run its cells twice and print their rows twice.
+  const lists: [string, readonly (string | number)[]][] = [
+    ["--cni", o.flavours],
+    ["--mtu", o.hostMtus],
+    ["--streams", o.streams],
+    ["--tests", o.protocols],
+    ["--paths", o.paths],
+  ];
+  for (const [flag, values] of lists) {
+    const twice = values.find((v, i) => values.indexOf(v) !== i);
+    if (twice !== undefined) return err(`${flag}: ${twice} is given twice`);
+  }
   return ok(undefined);
 }
 

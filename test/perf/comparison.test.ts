@@ -74,4 +74,16 @@ test("bad options are refused with the flag named", () => {
     assert.ok(!s.ok, `seed ${seed}`);
     assert.equal(s.error, `--seed: ${seed} is not a seed between 0 and 4294967295`);
   }
+  // A repeated value would run its cells twice and print their rows twice.
+  const twice: [Partial<BenchOptions>, string][] = [
+    [{ flavours: ["bare-metal", "flannel-vxlan", "bare-metal"] }, "--cni: bare-metal is given twice"],
+    [{ hostMtus: [1500, 9000, 1500] }, "--mtu: 1500 is given twice"],
+    [{ streams: [1, 1] }, "--streams: 1 is given twice"],
+    [{ protocols: ["TCP", "TCP"] }, "--tests: TCP is given twice"],
+    [{ paths: ["pod-to-pod", "pod-to-pod"] }, "--paths: pod-to-pod is given twice"],
+  ];
+  for (const [o, message] of twice) {
+    const t = runComparison({ ...small, ...o });
+    assert.ok(!t.ok && t.error === message, t.ok ? message : t.error);
+  }
 });
