@@ -44,4 +44,18 @@ describe("cnisim reach (child process)", () => {
     assert.equal(status, 2);
     assert.match(stderr, /web\/nope/);
   });
+
+  it("exits 2 when a port is given twice (80 is 80/TCP)", () => {
+    let status = 0;
+    let stderr = "";
+    try {
+      execFileSync(process.execPath, [main, "reach", "-f", lab("cluster.yaml"), lab("workloads.yaml"), "-n", "web", "--port", "80", "--port", "80/TCP"], { encoding: "utf8", stdio: "pipe" });
+    } catch (e) {
+      const x = e as { status: number; stderr: string };
+      status = x.status;
+      stderr = x.stderr;
+    }
+    assert.equal(status, 2);
+    assert.equal(stderr, 'cnisim: --port "80/TCP": 80/TCP is given twice\n');
+  });
 });

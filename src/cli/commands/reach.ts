@@ -64,6 +64,12 @@ async function run(options: ReachCliOptions, ctx: CliContext): Promise<0 | 1 | 2
       await ctx.err.line(`cnisim: ${p.error}`);
       return ExitCode.USAGE;
     }
+    const twice = ports.find((q) => q.port === p.value.port && q.protocol === p.value.protocol);
+    if (twice !== undefined) {
+      // The same port twice would probe every pair twice and print its matrix twice.
+      await ctx.err.line(`cnisim: --port "${text}": ${p.value.protocol === "ICMP" ? "ICMP" : `${p.value.port}/${p.value.protocol}`} is given twice`);
+      return ExitCode.USAGE;
+    }
     ports.push(p.value);
   }
   const rt = await buildForCommand(options.file, options.namespace, ctx);
