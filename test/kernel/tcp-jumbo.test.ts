@@ -11,13 +11,13 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TcpStack, type TcpSocket } from "../../src/net/tcp/index.js";
+import { TcpStack } from "../../src/net/tcp/index.js";
 import { read16 } from "../../src/wire/bytes.js";
 import { unwrap } from "../../src/util/result.js";
 import { KernelLab, kernelSkipReason } from "./harness/lab.js";
 import { KernelCapture } from "./harness/capture.js";
 import { waitUntil } from "./harness/wait.js";
-import { Capture, ip, linked } from "../net/tcp/topology.js";
+import { bulkWriter, Capture, ip, linked } from "../net/tcp/topology.js";
 
 const MTU = 65535;
 const BYTES = 8 * 1024 * 1024;
@@ -85,16 +85,7 @@ function modelRun(): { ipLen: number; payload: number }[] {
   unwrap(TcpStack.of(t.b).listen(5201, (s) => {
     s.events = { onEnd: (r) => r.close() };
   }));
-  const data = new Uint8Array(BYTES);
-  let written = 0;
-  const pump = (s: TcpSocket): void => {
-    while (written < BYTES) {
-      const n = s.send(data, written, Math.min(1 << 20, BYTES - written));
-      if (n === 0) return;
-      written += n;
-    }
-    s.end();
-  };
+  const pump = bulkWriter(new Uint8Array(BYTES), 1 << 20);
   unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 5201, { onConnect: pump, onWritable: pump }));
   t.world.sim.run();
   return dataPackets(cap.frames.map((f) => f.bytes));

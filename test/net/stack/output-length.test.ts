@@ -18,12 +18,18 @@ function setup() {
   return { world, sink, a, va };
 }
 
-test("a 70,000-byte local packet is dropped at output as invalid, with its length named", () => {
+/** Sends one local IPv4 packet of `length` bytes (protocol 253, DF) from a to b; returns what va transmitted. */
+function sendLocal(length: number) {
   const t = setup();
   const cap = Capture.on(t.va);
-  const bytes = ipv4(ip("10.0.0.1"), ip("10.0.0.2"), 253, new Uint8Array(70_000 - 20), { df: true });
-  t.a.outputIp(packetSkb(t.world, bytes));
+  t.a.outputIp(packetSkb(t.world, ipv4(ip("10.0.0.1"), ip("10.0.0.2"), 253, new Uint8Array(length - 20), { df: true })));
   t.world.sim.run();
+  return { ...t, cap };
+}
+
+test("a 70,000-byte local packet is dropped at output as invalid, with its length named", () => {
+  const t = sendLocal(70_000);
+  const cap = t.cap;
   assert.equal(t.sink.dropRecords.length, 1);
   const d = t.sink.dropRecords[0]!;
   assert.equal(d.reason, DropReason.INVALID_PACKET);
@@ -36,12 +42,8 @@ test("a 70,000-byte local packet is dropped at output as invalid, with its lengt
 });
 
 test("65,535 bytes, the largest the field can say, still leaves", () => {
-  const t = setup();
-  const cap = Capture.on(t.va);
-  const bytes = ipv4(ip("10.0.0.1"), ip("10.0.0.2"), 253, new Uint8Array(65_535 - 20), { df: true });
-  t.a.outputIp(packetSkb(t.world, bytes));
-  t.world.sim.run();
-  const sent = cap.frames.filter((f) => f.bytes.length > 1000);
+  const t = sendLocal(65_535);
+  const sent = t.cap.frames.filter((f) => f.bytes.length > 1000);
   assert.equal(sent.length, 1);
   assert.equal(sent[0]!.bytes.length, 14 + 65_535);
   assert.equal(t.a.counters.ip.OutDiscards, 0);

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TcpStack, type TcpSocket } from "../../../src/net/tcp/index.js";
 import { unwrap } from "../../../src/util/result.js";
-import { ip, linked } from "./topology.js";
+import { bulkWriter, ip, linked } from "./topology.js";
 
 function transferAt(mtu: number, bytes: number): { doneAt: number; sender: TcpSocket } {
   const t = linked({ mtu, queueBytes: 1000 * (mtu + 14) });
@@ -20,16 +20,7 @@ function transferAt(mtu: number, bytes: number): { doneAt: number; sender: TcpSo
       },
     };
   }));
-  const data = new Uint8Array(bytes);
-  let sent = 0;
-  const pump = (s: TcpSocket): void => {
-    while (sent < bytes) {
-      const n = s.send(data, sent, Math.min(65536, bytes - sent));
-      if (n === 0) return;
-      sent += n;
-    }
-    s.end();
-  };
+  const pump = bulkWriter(new Uint8Array(bytes));
   const sender = unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 5201, { onConnect: pump, onWritable: pump }));
   t.world.sim.run();
   return { doneAt, sender };

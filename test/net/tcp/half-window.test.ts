@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { boundToHalfWindow } from "../../../src/net/tcp/half-window.js";
 import { TcpStack } from "../../../src/net/tcp/index.js";
 import { unwrap } from "../../../src/util/result.js";
-import { ip, linked } from "./topology.js";
+import { bulkWriter, ip, linked } from "./topology.js";
 
 const HEADER = 32; // TCP header with the timestamps option
 
@@ -27,17 +27,8 @@ test("the MSS follows the largest window offered: half of the SYN-ACK's 65,483 b
   unwrap(TcpStack.of(t.b).listen(5201, (s) => {
     s.events = { onEnd: (r) => r.close() };
   }));
-  const data = new Uint8Array(4_000_000);
-  let written = 0;
-  const s = unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 5201, {
-    onConnect: (c) => {
-      written += c.send(data, 0, data.length);
-    },
-    onWritable: (c) => {
-      if (written < data.length) written += c.send(data, written, data.length - written);
-      if (written === data.length) c.end();
-    },
-  }));
+  const pump = bulkWriter(new Uint8Array(4_000_000));
+  const s = unwrap(TcpStack.of(t.a).connect(ip("10.9.0.2"), 5201, { onConnect: pump, onWritable: pump }));
   const seen: [number, number][] = [];
   let last = -1;
   for (let i = 0; i < 400; i++) {

@@ -67,6 +67,22 @@ export class WireCapture implements WireTap {
   }
 }
 
+/**
+ * An onConnect/onWritable handler that writes all of `data` as fast as the socket takes it (at most
+ * `chunk` bytes per send call), then ends the connection: a bulk sender such as iperf's.
+ */
+export function bulkWriter(data: Uint8Array, chunk = 65536): (s: TcpSocket) => void {
+  let written = 0;
+  return (s) => {
+    while (written < data.length) {
+      const n = s.send(data, written, Math.min(chunk, data.length - written));
+      if (n === 0) return;
+      written += n;
+    }
+    s.end();
+  };
+}
+
 export function newWorld(seed = 1): NetWorld {
   return new NetWorld(new Simulator({ seed }));
 }
