@@ -53,7 +53,7 @@ const ICMP_ERROR_TYPES = new Set([3, 4, 5, 11, 12]);
  * without a port, or the suffix /ICMP without a port, is an ICMP echo (ping).
  */
 export function parseTraceTarget(rt: ClusterRuntime, text: string): Result<TraceTarget, string> {
-  // A suffix after a port or an IP can only be a protocol (names hold no ':' or '.' before a '/').
+  // A suffix after :PORT or an IP can only be a protocol: no name holds ':' and no namespace a '.'.
   const proto = /^(?:.*:\d{1,5}|\d{1,3}(?:\.\d{1,3}){3})\/([^/]*)$/.exec(text.trim());
   if (proto !== null && !/^(TCP|UDP|SCTP|ICMP)$/i.test(proto[1]!)) return err(`--to "${text}": unknown protocol "${proto[1]}" (TCP, UDP, SCTP or ICMP)`);
   const m = /^(.*?)(?::(\d{1,5}))?(?:\/(TCP|UDP|SCTP|ICMP))?$/i.exec(text.trim());

@@ -2,9 +2,9 @@
 // has handled so far (all the work its node did for the flow, ACKs and tunnels included; the sender's
 // bytes are those written, the receiver's those read, so data still queued or in flight does not
 // dilute the receiver's cost) gives the bytes per ns its cores can afford; the sender writes at the
-// lowest of those rates. A sender gated by the receiver's
-// budget too slows down as TCP's flow control would make it when the receiver cannot keep up; pacing
-// (instead of stopping for whole ticks) keeps the flow from idling, so congestion control is not reset.
+// lowest of those rates. A sender gated by the receiver's budget too slows down as TCP's flow control
+// would make it when the receiver cannot keep up; pacing (instead of stopping for whole ticks) keeps
+// the flow from idling, so congestion control is not reset.
 import type { AppGate } from "../cluster/workloads/iperf/index.js";
 import type { CoreBudget } from "./core-budget.js";
 

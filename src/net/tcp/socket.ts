@@ -446,4 +446,3 @@ export class TcpSocket implements CcHost {
 
   private closeNotified = false;
 }
-
