@@ -56,3 +56,10 @@ test("capture takes --exec too: the command runs before the recording starts; a 
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /cnisim: --exec: no pod "web\/nope" with a network/);
 });
+
+test("capture refuses to record one interface twice (exit 2): every frame would be written twice", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cnisim-capture-twice-"));
+  const r = spawnSync(process.execPath, [CNISIM, "capture", "-f", ...FILES, "--at", "web/web1", "--at", "web/web1", "--write", join(dir, "x.pcapng"), "--fast", "--duration", "10ms"], { encoding: "utf8" });
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr, "cnisim: --at web/web1: the interface --at web/web1 already records\n");
+});

@@ -95,6 +95,9 @@ async function capture(raw: CaptureCliOptions, ctx: CliContext): Promise<ExitCod
   for (const at of raw.at) {
     const device = cluster.device(at);
     if (!device.ok) return failure(ctx, `--at ${at}: ${device.error}`);
+    // One interface recorded twice would write every frame twice, as two interfaces of the file.
+    const same = points.find((p) => p.device === device.value);
+    if (same !== undefined) return usage(ctx, `--at ${at}: the interface --at ${same.label} already records`);
     points.push({ label: at, device: device.value });
   }
   const targets = resolveTargets(cluster, settings.value);
