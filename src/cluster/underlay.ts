@@ -54,7 +54,7 @@ function addUplink(world: NetWorld, routerNs: NetNamespace, mtu: number): Extern
 
 export function buildUnderlay(world: NetWorld, rng: SeededRng, network: NetworkModel, nodes: readonly NodeModel[]): Underlay {
   const u = network.underlay;
-  const params: LinkParams = { ...DEFAULT_LINK, bandwidthBps: u.link.bandwidthBps, latencyNs: u.link.latencyNs, mtu: u.link.mtu };
+  const params: LinkParams = { ...DEFAULT_LINK, bandwidthBps: u.link.bandwidthBps, latencyNs: u.link.latencyNs, mtu: u.link.mtu, queueBytes: u.link.queueBytes };
   const sw = new BridgeDevice(world, "underlay", randomMac(rng), { macSet: true, mtu: u.link.mtu });
   let port = 0;
   const attach = (ns: NetNamespace, ip: number, prefixLen: number): Attachment => {

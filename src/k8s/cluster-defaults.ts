@@ -8,6 +8,8 @@ export const CLUSTER_DEFAULTS = {
   latency: "50us",
   /** Ethernet. */
   mtu: 1500,
+  /** The NIC's transmit queue in bytes: txqueuelen 1000 frames of a 1500-byte MTU (1514 bytes each). */
+  queue: 1_514_000,
   /** kubeadm's default --service-cidr. */
   serviceCIDR: "10.96.0.0/12",
   /** kube-apiserver's default --service-node-port-range. */

@@ -5,7 +5,7 @@ import { parseIPv4 } from "../util/ip.js";
 import { parseIpv4Network, prefixContains, type Ipv4Prefix } from "./addresses.js";
 import { CLUSTER_DEFAULTS, DEFAULT_BLOCK_SIZE, DEFAULT_POD_CIDR, ENCAP_OVERHEAD, parsePortRange } from "./cluster-defaults.js";
 import { CNI_MODES, type Cluster, type CniPluginName, type Dataplane, type NodeRole } from "./cluster-types.js";
-import { parseBandwidth, parseDuration } from "./netunits.js";
+import { parseBandwidth, parseDuration, parseQueueBytes } from "./netunits.js";
 import { CONTROL_PLANE_LABEL, clusterNodeObjects } from "./node-merge.js";
 import { parseQuantity, quantityMilliValue, quantityValue } from "./quantity.js";
 import { err, ok, type Result } from "../util/result.js";
@@ -38,7 +38,7 @@ export interface NetworkModel {
   readonly underlay: {
     readonly subnet: Prefix;
     readonly gateway: number;
-    readonly link: { readonly bandwidthBps: number; readonly latencyNs: number; readonly mtu: number };
+    readonly link: { readonly bandwidthBps: number; readonly latencyNs: number; readonly mtu: number; readonly queueBytes: number };
   };
   readonly externalHosts: readonly { readonly name: string; readonly ip: string; readonly ipInt: number; readonly onUnderlay: boolean }[];
   readonly cni: {
@@ -138,6 +138,7 @@ function networkModel(c: Cluster): NetworkModel {
         bandwidthBps: unwrap(parseBandwidth(s.underlay.link?.bandwidth ?? CLUSTER_DEFAULTS.bandwidth)),
         latencyNs: unwrap(parseDuration(s.underlay.link?.latency ?? CLUSTER_DEFAULTS.latency)),
         mtu: linkMtu,
+        queueBytes: unwrap(parseQueueBytes(s.underlay.link?.queue ?? CLUSTER_DEFAULTS.queue, linkMtu)),
       },
     },
     externalHosts: (s.externalHosts ?? []).map((h) => {

@@ -38,7 +38,8 @@ export interface ClusterSpec {
   underlay: {
     subnet: string;
     gateway?: string;
-    link?: { bandwidth?: string | number; latency?: string | number; mtu?: number };
+    /** queue: the NIC's transmit queue in bytes (a quantity such as 4Mi), tail-dropped when full. */
+    link?: { bandwidth?: string | number; latency?: string | number; mtu?: number; queue?: string | number };
   };
   nodes: ClusterNodeSpec[];
   externalHosts?: { name: string; ip: string }[];

@@ -1,7 +1,10 @@
-// Link units of the Cluster file: bandwidth ("10Gbps", "25G", "100Mbit") in bits per second
-// and latency ("50us", "1ms", "0") in integer nanoseconds. SI prefixes are decimal (k = 1000),
-// as for link speeds; bytes per second ("Bps", "B/s") is refused because tc reads it differently.
+// Link units of the Cluster file: bandwidth ("10Gbps", "25G", "100Mbit") in bits per second,
+// latency ("50us", "1ms", "0") in integer nanoseconds and the transmit queue ("4Mi", 1514000) in
+// bytes. Bandwidth prefixes are decimal (k = 1000), as for link speeds; bytes per second ("Bps",
+// "B/s") is refused because tc reads it differently. The queue is a Kubernetes quantity.
 import { err, ok, type Result } from "../util/result.js";
+import { ETHERNET_HEADER_LENGTH, ETHERNET_WIRE_OVERHEAD } from "../wire/ethernet.js";
+import { parseQuantity, quantityValue } from "./quantity.js";
 
 const BANDWIDTH_PREFIX: Readonly<Record<string, number>> = { "": 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, g: 1e9, G: 1e9, t: 1e12, T: 1e12 };
 const BANDWIDTH_RE = /^(\d+(?:\.\d+)?)([kKmMgGtT]?)(bps|bit|bit\/s|b\/s|)$/;
@@ -35,4 +38,20 @@ export function parseDuration(text: string | number): Result<number, string> {
   if (Math.abs(ns - rounded) > 1e-6 * Math.max(1, ns)) return err(`invalid duration "${text}": must be a whole number of nanoseconds`);
   if (!Number.isSafeInteger(rounded)) return err(`invalid duration "${text}": too large`);
   return ok(rounded);
+}
+
+/**
+ * Parses a transmit queue size to bytes: a Kubernetes quantity ("4Mi", "1.5M") or a number of bytes.
+ * The queue counts frames as the wire does (header, payload, preamble, FCS and gap), the one being
+ * sent included, so it must hold at least one full frame of the link.
+ */
+export function parseQueueBytes(text: string | number, mtu: number): Result<number, string> {
+  const q = parseQuantity(String(text));
+  if (!q.ok) return err(`invalid queue ${JSON.stringify(text)}: ${q.error}`);
+  const bytes = quantityValue(q.value);
+  const frame = mtu + ETHERNET_HEADER_LENGTH + ETHERNET_WIRE_OVERHEAD;
+  if (!Number.isSafeInteger(bytes) || bytes < frame) {
+    return err(`invalid queue ${JSON.stringify(text)}: must hold at least one full frame, ${frame} bytes on the wire (MTU ${mtu} + ${ETHERNET_HEADER_LENGTH} + ${ETHERNET_WIRE_OVERHEAD})`);
+  }
+  return ok(bytes);
 }

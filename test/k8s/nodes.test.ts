@@ -107,7 +107,7 @@ test("the cluster model resolves the seed lab's network settings", async () => {
   assert.deepEqual(net.underlay, {
     subnet: { address: 0x0a010800, prefixLength: 24, text: "10.1.8.0/24" },
     gateway: 0x0a010802,
-    link: { bandwidthBps: 10e9, latencyNs: 50_000, mtu: 1500 },
+    link: { bandwidthBps: 10e9, latencyNs: 50_000, mtu: 1500, queueBytes: 1_514_000 },
   });
   assert.deepEqual(net.externalHosts, [{ name: "client", ip: "10.1.8.100", ipInt: 0x0a010864, onUnderlay: true }]);
   assert.deepEqual(net.cni, {

@@ -186,6 +186,16 @@ const cases: { rule: string; text: string; expect: (t: string) => string[] }[] =
     expect: (t) => [d(t, "20}", C, "spec.underlay.link.mtu", "must be between 68 and 65535, inclusive")],
   },
   {
+    rule: "the transmit queue is a quantity of bytes",
+    text: edit("mtu: 1500", "mtu: 1500, queue: 4MB"),
+    expect: (t) => [d(t, "4MB", C, "spec.underlay.link.queue", `invalid queue "4MB": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`)],
+  },
+  {
+    rule: "the transmit queue holds at least one frame",
+    text: edit("mtu: 1500", "mtu: 9000, queue: 9037"),
+    expect: (t) => [d(t, "9037}", C, "spec.underlay.link.queue", "invalid queue 9037: must hold at least one full frame, 9038 bytes on the wire (MTU 9000 + 14 + 24)")],
+  },
+  {
     rule: "kubernetesVersion looks like v1.30.2",
     text: edit("  serviceCIDR:", "  kubernetesVersion: latest\n  serviceCIDR:"),
     expect: (t) => [d(t, "latest", C, "spec.kubernetesVersion", 'invalid value "latest": must be a version such as v1.30.2')],

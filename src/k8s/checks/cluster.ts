@@ -12,7 +12,7 @@ import {
 } from "../cluster-defaults.js";
 import { CNI_MODES, type Cluster } from "../cluster-types.js";
 import { broadcastOf, parseIpv4Network, prefixContains, prefixesOverlap, type Ipv4Prefix } from "../addresses.js";
-import { parseBandwidth, parseDuration } from "../netunits.js";
+import { parseBandwidth, parseDuration, parseQueueBytes } from "../netunits.js";
 import { isNegativeQuantity, parseQuantity } from "../quantity.js";
 import { checkDuplicates, p, type CheckContext } from "./context.js";
 
@@ -92,6 +92,10 @@ function checkLink(c: Cluster, ctx: CheckContext): void {
   if (link?.latency !== undefined) {
     const r = parseDuration(link.latency);
     if (!r.ok) ctx.error("spec.underlay.link.latency", r.error);
+  }
+  if (link?.queue !== undefined) {
+    const r = parseQueueBytes(link.queue, link.mtu ?? CLUSTER_DEFAULTS.mtu);
+    if (!r.ok) ctx.error("spec.underlay.link.queue", r.error);
   }
 }
 

@@ -24,7 +24,7 @@ const spec = obj(
       {
         subnet: str(),
         gateway: str(),
-        link: obj({ bandwidth: intOrString(), latency: intOrString(), mtu: int(68, 65535) }),
+        link: obj({ bandwidth: intOrString(), latency: intOrString(), mtu: int(68, 65535), queue: intOrString() }),
       },
       ["subnet"],
     ),
