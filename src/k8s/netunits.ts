@@ -40,18 +40,30 @@ export function parseDuration(text: string | number): Result<number, string> {
   return ok(rounded);
 }
 
-/**
- * Parses a transmit queue size to bytes: a Kubernetes quantity ("4Mi", "1.5M") or a number of bytes.
- * The queue counts frames as the wire does (header, payload, preamble, FCS and gap), the one being
- * sent included, so it must hold at least one full frame of the link.
- */
-export function parseQueueBytes(text: string | number, mtu: number): Result<number, string> {
+/** Parses a size in bytes: a Kubernetes quantity ("4Mi", "1.5M", rounded up to a whole byte) or a number. */
+export function parseByteSize(text: string | number): Result<number, string> {
   const q = parseQuantity(String(text));
   if (!q.ok) return err(`invalid queue ${JSON.stringify(text)}: ${q.error}`);
   const bytes = quantityValue(q.value);
-  const frame = mtu + ETHERNET_HEADER_LENGTH + ETHERNET_WIRE_OVERHEAD;
-  if (!Number.isSafeInteger(bytes) || bytes < frame) {
-    return err(`invalid queue ${JSON.stringify(text)}: must hold at least one full frame, ${frame} bytes on the wire (MTU ${mtu} + ${ETHERNET_HEADER_LENGTH} + ${ETHERNET_WIRE_OVERHEAD})`);
-  }
+  if (!Number.isSafeInteger(bytes) || bytes < 0) return err(`invalid queue ${JSON.stringify(text)}: must be a number of bytes from 0 to ${Number.MAX_SAFE_INTEGER}`);
   return ok(bytes);
+}
+
+/**
+ * Why a transmit queue of `bytes` cannot serve a link of this MTU, or null. The queue counts frames as
+ * the wire does (header, payload, preamble, FCS and gap), the one being sent included, so it must hold
+ * at least one full frame.
+ */
+export function queueTooSmall(bytes: number, mtu: number): string | null {
+  const frame = mtu + ETHERNET_HEADER_LENGTH + ETHERNET_WIRE_OVERHEAD;
+  if (bytes >= frame) return null;
+  return `must hold at least one full frame, ${frame} bytes on the wire (MTU ${mtu} + ${ETHERNET_HEADER_LENGTH} + ${ETHERNET_WIRE_OVERHEAD})`;
+}
+
+/** Parses a link's transmit queue (parseByteSize) and checks that it holds a full frame (queueTooSmall). */
+export function parseQueueBytes(text: string | number, mtu: number): Result<number, string> {
+  const b = parseByteSize(text);
+  if (!b.ok) return b;
+  const small = queueTooSmall(b.value, mtu);
+  return small === null ? b : err(`invalid queue ${JSON.stringify(text)}: ${small}`);
 }

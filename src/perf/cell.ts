@@ -45,6 +45,8 @@ export interface CellSpec {
   readonly seed: number;
   /** TSO/GSO on send and GRO on receive (ethtool's defaults); false models a NIC without offloads. */
   readonly offload: boolean;
+  /** The underlay NICs' transmit queue in bytes on the wire; null or absent = the Cluster file's default. */
+  readonly queueBytes?: number | null;
 }
 
 /** What one side's node did during the window. */
@@ -133,7 +135,7 @@ interface Snapshot {
 
 /** Runs one cell; onProgress gets the fraction of simulated time done. */
 export function runCell(spec: CellSpec, onProgress: (fraction: number) => void = () => {}): Result<CellResult, string> {
-  const yaml = clusterYaml({ flavour: spec.flavour, linkGbps: spec.linkGbps, hostMtu: spec.hostMtu, podMtu: spec.podMtu, seed: spec.seed });
+  const yaml = clusterYaml({ flavour: spec.flavour, linkGbps: spec.linkGbps, hostMtu: spec.hostMtu, podMtu: spec.podMtu, seed: spec.seed, queueBytes: spec.queueBytes ?? null });
   const built = buildCluster(loadText(yaml, `bench-${spec.flavour.name}.yaml`));
   if (!built.ok) return err(formatClusterError(built.error));
   const rt = built.value;

@@ -27,6 +27,8 @@ export interface ClusterYamlOptions {
   readonly hostMtu: number;
   readonly podMtu: number;
   readonly seed: number;
+  /** spec.underlay.link.queue in bytes; null or absent leaves the Cluster file's default. */
+  readonly queueBytes?: number | null;
 }
 
 const pod = (name: string, node: string): string => `---
@@ -44,7 +46,7 @@ export function clusterYaml(o: ClusterYamlOptions): string {
 kind: Cluster
 metadata: {name: bench-${o.flavour.name}}
 spec:
-  underlay: {subnet: 10.1.1.0/24, gateway: 10.1.1.1, link: {bandwidth: ${o.linkGbps}Gbps, latency: ${LINK_LATENCY}, mtu: ${o.hostMtu}}}
+  underlay: {subnet: 10.1.1.0/24, gateway: 10.1.1.1, link: {bandwidth: ${o.linkGbps}Gbps, latency: ${LINK_LATENCY}, mtu: ${o.hostMtu}${o.queueBytes === undefined || o.queueBytes === null ? "" : `, queue: ${o.queueBytes}`}}}
   nodes:
     - {name: a1, ip: 10.1.1.11, role: control-plane}
     - {name: ${SERVER_NODE}, ip: 10.1.1.12}

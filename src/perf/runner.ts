@@ -2,6 +2,7 @@
 // stream counts, bare metal host to host only), run one after the other on fresh clusters (see
 // parallel-runner.ts for several at once), with the metrics cost model scaled to the nodes' CPU clock.
 import { DEFAULT_COST_MODEL, type CostModel } from "../metrics/index.js";
+import { queueTooSmall } from "../k8s/netunits.js";
 import { err, ok, type Result } from "../util/result.js";
 import { runCell, type CellResult, type CellSpec, type Protocol, type TestPath } from "./cell.js";
 import { FLAVOURS, podMtuFor, type FlavourName } from "./flavours.js";
@@ -22,6 +23,8 @@ export interface BenchOptions {
   readonly seed: number;
   /** TSO/GSO and GRO (on by default, as on Linux). */
   readonly offload: boolean;
+  /** The underlay NICs' transmit queue in bytes on the wire; null = the Cluster file's default. */
+  readonly queueBytes: number | null;
 }
 
 export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
@@ -37,6 +40,7 @@ export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
   durationNs: 5_000_000_000,
   seed: 1,
   offload: true,
+  queueBytes: null,
 };
 
 export interface Comparison {
@@ -64,7 +68,7 @@ export function planCells(o: BenchOptions): CellSpec[] {
         for (const protocol of o.protocols) {
           const streams = protocol === "TCP_RR" ? [1] : o.streams;
           for (const s of streams) {
-            cells.push({ flavour, path, protocol, streams: s, linkGbps: o.linkGbps, hostMtu, podMtu, durationNs: o.durationNs, cpus: o.cpus, model, seed: o.seed, offload: o.offload });
+            cells.push({ flavour, path, protocol, streams: s, linkGbps: o.linkGbps, hostMtu, podMtu, durationNs: o.durationNs, cpus: o.cpus, model, seed: o.seed, offload: o.offload, queueBytes: o.queueBytes });
           }
         }
       }
@@ -95,6 +99,14 @@ export function checkOptions(o: BenchOptions): Result<void, string> {
   if (!(o.durationNs > 0)) return err("--duration: must be positive");
   // The Cluster file's spec.seed range: the cells' cluster files carry the seed.
   if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) return err(`--seed: ${o.seed} is not a seed between 0 and 4294967295`);
+  if (o.queueBytes !== null) {
+    // Checked per host MTU here, as the cells' Cluster files would be, so the flag is named.
+    if (!Number.isSafeInteger(o.queueBytes) || o.queueBytes < 0) return err(`--queue: ${o.queueBytes} is not a number of bytes`);
+    for (const m of o.hostMtus) {
+      const small = queueTooSmall(o.queueBytes, m);
+      if (small !== null) return err(`--queue: ${o.queueBytes} bytes at --mtu ${m}: ${small}`);
+    }
+  }
   // A value given twice would run its cells twice and print their rows twice.
   const lists: [string, readonly (string | number)[]][] = [
     ["--cni", o.flavours],

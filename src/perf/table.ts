@@ -36,7 +36,8 @@ export function formatComparison(c: Comparison): string {
   const secs = o.durationNs / 1e9;
   out.push(
     `CNI comparison: ${o.linkGbps} Gbit/s links, ${o.cpus} CPUs at ${o.cpuGHz} GHz per node, ${secs} s per test ` +
-      `(${defaultOmitNs(o.durationNs) / 1e9} s warm-up omitted), seed ${o.seed}; nodes a1 (control plane), a2 server, a3 client\n`,
+      `(${defaultOmitNs(o.durationNs) / 1e9} s warm-up omitted), seed ${o.seed}${o.queueBytes === null ? "" : `, NIC transmit queues of ${o.queueBytes} bytes`}; ` +
+      `nodes a1 (control plane), a2 server, a3 client\n`,
   );
   const lead = (row: { cni: string; hostMtu: number; podMtu: number }): string[] => [row.cni, String(row.hostMtu), String(row.podMtu)];
   if (flowCols.length > 0) {

@@ -86,4 +86,20 @@ test("bad options are refused with the flag named", () => {
     const t = runComparison({ ...small, ...o });
     assert.ok(!t.ok && t.error === message, t.ok ? message : t.error);
   }
+  const q = runComparison({ ...small, hostMtus: [1500, 9000], queueBytes: 4096 });
+  assert.ok(!q.ok);
+  assert.equal(q.error, "--queue: 4096 bytes at --mtu 9000: must hold at least one full frame, 9038 bytes on the wire (MTU 9000 + 14 + 24)");
+});
+
+test("--queue sets the underlay NICs' transmit queue: a deep one spares 8 streams the tail drops of the default", () => {
+  const o: BenchOptions = { ...small, flavours: ["bare-metal"], linkGbps: 40, hostMtus: [9000], streams: [8], durationNs: 100_000_000 };
+  const shallow = runComparison(o);
+  const deep = runComparison({ ...o, queueBytes: 32 * 1024 * 1024 });
+  assert.ok(shallow.ok && deep.ok);
+  const s = shallow.value.results[0]!;
+  const d = deep.value.results[0]!;
+  assert.ok(s.retransmits > 100, `default 1,514,000-byte queue: ${s.retransmits} retransmits`);
+  assert.equal(d.retransmits, 0);
+  assert.ok(d.gbps > 39, `still link-bound: ${d.gbps}`);
+  assert.match(formatComparison(deep.value), /NIC transmit queues of 33554432 bytes/);
 });

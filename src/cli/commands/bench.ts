@@ -24,6 +24,7 @@ import {
   type Protocol,
   type TestPath,
 } from "../../perf/index.js";
+import { parseByteSize } from "../../k8s/netunits.js";
 import { err, ok, type Result } from "../../util/result.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
 
@@ -42,6 +43,7 @@ type RawOptions = {
   output: string;
   offload: boolean;
   jobs: string;
+  queue?: string;
 };
 
 const OUTPUTS = ["table", "json", "svg", "html"] as const;
@@ -75,6 +77,7 @@ export const benchCommand: CliCommand = {
       .option("--paths <list>", "paths: pod (pod to pod across nodes), service (pod to ClusterIP), nodeport (a client outside the cluster to the server node's NodePort)", "pod,service")
       .option("--jobs <n>", "cells run at once, each in a worker thread (1: one after the other on this thread; auto: one per CPU when cells simulate 1 s or more, else 1); the results are the same for any N", "auto")
       .option("--no-offload", "model NICs without TSO/GSO and GRO (every segment crosses the stack alone)")
+      .option("--queue <bytes>", "the underlay NICs' transmit queue in bytes on the wire, a quantity such as 8Mi (default: the Cluster file's 1514000, 1000 frames of 1514 bytes)")
       .option("-o, --output <format>", "table | json | svg | html", "table")
       .action(async (raw: RawOptions) => {
         ctx.exitCode = await run(raw, ctx);
@@ -138,7 +141,7 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output;
     paths.push(p);
   }
   if (!(OUTPUTS as readonly string[]).includes(raw.output)) return err(`-o: ${JSON.stringify(raw.output)} is not one of ${OUTPUTS.join(", ")}`);
-  const options: BenchOptions = {
+  let options: BenchOptions = {
     flavours,
     linkGbps: link.value,
     hostMtus: mtus.value,
@@ -151,7 +154,13 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output;
     durationNs: duration.value,
     seed: Number(raw.seed),
     offload: raw.offload,
+    queueBytes: null,
   };
+  if (raw.queue !== undefined) {
+    const q = parseByteSize(raw.queue);
+    if (!q.ok) return err(`--queue: ${q.error}`);
+    options = { ...options, queueBytes: q.value };
+  }
   const jobs = jobCount(raw.jobs, options);
   if (!jobs.ok) return jobs;
   return ok({ options, output: raw.output as Output, jobs: jobs.value });
