@@ -3,7 +3,6 @@
 // bytes. Bandwidth prefixes are decimal (k = 1000), as for link speeds; bytes per second ("Bps",
 // "B/s") is refused because tc reads it differently. The queue is a Kubernetes quantity.
 import { err, ok, type Result } from "../util/result.js";
-import { ETHERNET_HEADER_LENGTH, ETHERNET_WIRE_OVERHEAD } from "../wire/ethernet.js";
 import { parseQuantity, quantityValue } from "./quantity.js";
 
 const BANDWIDTH_PREFIX: Readonly<Record<string, number>> = { "": 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, g: 1e9, G: 1e9, t: 1e12, T: 1e12 };
@@ -40,6 +39,14 @@ export function parseDuration(text: string | number): Result<number, string> {
   return ok(rounded);
 }
 
+/**
+ * An Ethernet header, and what the link counts for a frame beyond it: preamble 8, FCS 4, gap 12
+ * (net/link's ETHERNET_WIRE_OVERHEAD; k8s may import only util, and link-queue.test.ts checks that
+ * the smallest queue accepted here holds exactly one full frame on the link).
+ */
+const FRAME_HEADER = 14;
+const FRAME_WIRE_OVERHEAD = 24;
+
 /** Parses a size in bytes: a Kubernetes quantity ("4Mi", "1.5M", rounded up to a whole byte) or a number. */
 export function parseByteSize(text: string | number): Result<number, string> {
   const q = parseQuantity(String(text));
@@ -55,9 +62,9 @@ export function parseByteSize(text: string | number): Result<number, string> {
  * at least one full frame.
  */
 export function queueTooSmall(bytes: number, mtu: number): string | null {
-  const frame = mtu + ETHERNET_HEADER_LENGTH + ETHERNET_WIRE_OVERHEAD;
+  const frame = mtu + FRAME_HEADER + FRAME_WIRE_OVERHEAD;
   if (bytes >= frame) return null;
-  return `must hold at least one full frame, ${frame} bytes on the wire (MTU ${mtu} + ${ETHERNET_HEADER_LENGTH} + ${ETHERNET_WIRE_OVERHEAD})`;
+  return `must hold at least one full frame, ${frame} bytes on the wire (MTU ${mtu} + ${FRAME_HEADER} + ${FRAME_WIRE_OVERHEAD})`;
 }
 
 /** Parses a link's transmit queue (parseByteSize) and checks that it holds a full frame (queueTooSmall). */

@@ -11,7 +11,6 @@ import { gsoHeaderLength, gsoSegment } from "../skb/gso.js";
 import type { SkBuff } from "../skb/skbuff.js";
 import { DeliveryKind } from "../trace/ledger.js";
 import type { Simulator } from "../engine/simulator.js";
-import { ETHERNET_WIRE_OVERHEAD } from "../wire/ethernet.js";
 import type { DeviceStats, NetDevice } from "./device.js";
 import type { NetWorld } from "./world.js";
 
@@ -28,6 +27,8 @@ export interface LinkSender {
   send(skb: SkBuff): void;
 }
 
+/** Bytes a frame occupies on an Ethernet wire beyond its header+payload: preamble 8, FCS 4, gap 12. */
+export const ETHERNET_WIRE_OVERHEAD = 24;
 
 export interface LinkParams {
   /** Bits per second. */

@@ -6,8 +6,6 @@ import { read16, write16, clampEnd } from "./bytes.js";
 import { checkSpace, type WireError } from "./errors.js";
 
 export const ETHERNET_HEADER_LENGTH = 14;
-/** Bytes a frame occupies on an Ethernet wire beyond its header+payload: preamble 8, FCS 4, gap 12. */
-export const ETHERNET_WIRE_OVERHEAD = 24;
 
 export const EtherType = {
   IPV4: 0x0800,

@@ -44,6 +44,16 @@ test("queue: 4Ki holds two 1,538-byte wire frames; the rest of a burst of 10 is 
   assert.equal(burst(rt, 10), 8);
 });
 
+test("the smallest queue the Cluster file accepts (MTU + 38 bytes) holds exactly the full frame on the wire", () => {
+  const rt = build("1538");
+  assert.equal(rt.underlay.params.queueBytes, 1538);
+  assert.equal(burst(rt, 3), 2, "the frame being sent fits, nothing waits beside it");
+  const load = loadText(conformanceYaml({ plugin: "flannel", mode: "host-gw" }).replace("mtu: 1500}", "mtu: 1500, queue: 1537}"), "small.yaml");
+  assert.equal(load.errors.length, 1);
+  assert.equal(load.errors[0]!.path, "spec.underlay.link.queue");
+  assert.equal(load.errors[0]!.message, "invalid queue 1537: must hold at least one full frame, 1538 bytes on the wire (MTU 1500 + 14 + 24)");
+});
+
 test("the default queue (1,514,000 bytes) takes the same burst whole", () => {
   const rt = build(null);
   assert.equal(rt.underlay.params.queueBytes, 1_514_000);

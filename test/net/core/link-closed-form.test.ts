@@ -3,8 +3,7 @@
 // whenever the walk would tail-drop a segment or its sums might round differently.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_LINK, wholeSuperPacketEnd, type LinkParams } from "../../../src/net/link.js";
-import { ETHERNET_WIRE_OVERHEAD } from "../../../src/wire/ethernet.js";
+import { DEFAULT_LINK, ETHERNET_WIRE_OVERHEAD, wholeSuperPacketEnd, type LinkParams } from "../../../src/net/link.js";
 
 /** The walk as LinkDirection.sendSegments does it: end time, or -1 when a segment does not fit. */
 function walk(hdr: number, gsoSize: number, payload: number, segs: number, overhead: number, start: number, backlogBytes: number, p: LinkParams): number {
