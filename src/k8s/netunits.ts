@@ -47,8 +47,8 @@ export function parseDuration(text: string | number): Result<number, string> {
 const FRAME_HEADER = 14;
 const FRAME_WIRE_OVERHEAD = 24;
 
-/** Parses a size in bytes: a Kubernetes quantity ("4Mi", "1.5M", rounded up to a whole byte) or a number. */
-export function parseByteSize(text: string | number): Result<number, string> {
+/** Parses a queue size in bytes: a Kubernetes quantity ("4Mi", "1.5M", rounded up to a whole byte) or a number. */
+export function parseQueueSize(text: string | number): Result<number, string> {
   const q = parseQuantity(String(text));
   if (!q.ok) return err(`invalid queue ${JSON.stringify(text)}: ${q.error}`);
   const bytes = quantityValue(q.value);
@@ -67,9 +67,9 @@ export function queueTooSmall(bytes: number, mtu: number): string | null {
   return `must hold at least one full frame, ${frame} bytes on the wire (MTU ${mtu} + ${FRAME_HEADER} + ${FRAME_WIRE_OVERHEAD})`;
 }
 
-/** Parses a link's transmit queue (parseByteSize) and checks that it holds a full frame (queueTooSmall). */
+/** Parses a link's transmit queue (parseQueueSize) and checks that it holds a full frame (queueTooSmall). */
 export function parseQueueBytes(text: string | number, mtu: number): Result<number, string> {
-  const b = parseByteSize(text);
+  const b = parseQueueSize(text);
   if (!b.ok) return b;
   const small = queueTooSmall(b.value, mtu);
   return small === null ? b : err(`invalid queue ${JSON.stringify(text)}: ${small}`);

@@ -24,7 +24,7 @@ import {
   type Protocol,
   type TestPath,
 } from "../../perf/index.js";
-import { parseByteSize } from "../../k8s/netunits.js";
+import { parseQueueSize } from "../../k8s/netunits.js";
 import { err, ok, type Result } from "../../util/result.js";
 import { ExitCode, type CliCommand, type CliContext } from "../command.js";
 
@@ -141,7 +141,13 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output;
     paths.push(p);
   }
   if (!(OUTPUTS as readonly string[]).includes(raw.output)) return err(`-o: ${JSON.stringify(raw.output)} is not one of ${OUTPUTS.join(", ")}`);
-  let options: BenchOptions = {
+  let queueBytes: number | null = null;
+  if (raw.queue !== undefined) {
+    const q = parseQueueSize(raw.queue);
+    if (!q.ok) return err(`--queue: ${q.error}`);
+    queueBytes = q.value;
+  }
+  const options: BenchOptions = {
     flavours,
     linkGbps: link.value,
     hostMtus: mtus.value,
@@ -154,13 +160,8 @@ function parse(raw: RawOptions): Result<{ options: BenchOptions; output: Output;
     durationNs: duration.value,
     seed: Number(raw.seed),
     offload: raw.offload,
-    queueBytes: null,
+    queueBytes,
   };
-  if (raw.queue !== undefined) {
-    const q = parseByteSize(raw.queue);
-    if (!q.ok) return err(`--queue: ${q.error}`);
-    options = { ...options, queueBytes: q.value };
-  }
   const jobs = jobCount(raw.jobs, options);
   if (!jobs.ok) return jobs;
   return ok({ options, output: raw.output as Output, jobs: jobs.value });
