@@ -120,3 +120,12 @@ test("--config: a KubeSchedulerConfiguration error names file:line:col and exits
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /-o yaml: must be table or json/);
 });
+
+test("--seed outside 0..4294967295 (the Cluster file's spec.seed range) exits 2 naming the flag", () => {
+  for (const seed of ["-1", "4294967296", "1.5", "x"]) {
+    const r = cnisim("-f", CLUSTER, "--seed", seed);
+    assert.equal(r.status, 2, seed);
+    assert.equal(r.stderr, `cnisim: --seed ${seed}: must be an integer between 0 and 4294967295\n`);
+  }
+  assert.equal(cnisim("-f", CLUSTER, "--seed", "4294967295").status, 0);
+});

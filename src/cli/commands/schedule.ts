@@ -44,8 +44,9 @@ async function schedule(options: ScheduleOptions, ctx: CliContext): Promise<Exit
     return ExitCode.USAGE;
   }
   const seed = options.seed === undefined ? undefined : Number(options.seed);
-  if (seed !== undefined && !Number.isInteger(seed)) {
-    await ctx.err.line(`cnisim: --seed ${options.seed}: must be an integer`);
+  // The Cluster file's spec.seed range: the RNG takes 32 bits, so -1 would act as 4294967295.
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+    await ctx.err.line(`cnisim: --seed ${options.seed}: must be an integer between 0 and 4294967295`);
     return ExitCode.USAGE;
   }
   const loaded = await loadFiles(options.filename, { namespace: options.namespace });
