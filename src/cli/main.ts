@@ -18,6 +18,9 @@ import { replayCommand } from "./commands/replay.js";
 import { benchCommand } from "./commands/bench.js";
 import { LineOutput } from "./line-output.js";
 
+/** The commands' file lists: variadic, so they take every argument after them. */
+const FILE_FLAGS = new Set(["-f", "--file", "--filename"]);
+
 /** Every subcommand module, in the order `cnisim --help` lists them. */
 const COMMANDS: readonly CliCommand[] = [demoCommand, pcapCommand, labCommand, scheduleCommand, attachCommand, captureCommand, serveCommand, topCommand, reachCommand, traceCommand, replayCommand, benchCommand];
 
@@ -33,7 +36,13 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       // Help and version displays arrive here as "errors" with exit code 0.
-      return e.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+      if (e.exitCode === 0) return ExitCode.OK;
+      if (e.code === "commander.missingArgument" && argv.some((a) => FILE_FLAGS.has(a))) {
+        // `cnisim top -f DIR node`: the variadic -f took the argument as one more path.
+        await ctx.err.line("cnisim: -f takes every path after it: give the command's arguments before -f (e.g. cnisim top node -f FILES..., cnisim lab SCRIPT -f FILES...)");
+        await ctx.err.flush();
+      }
+      return ExitCode.USAGE;
     }
     await ctx.out.flush();
     await ctx.err.line(`cnisim: internal error: ${e instanceof Error ? e.message : String(e)}`);
