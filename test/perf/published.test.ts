@@ -31,7 +31,8 @@ const MODELLED: readonly [string, FlavourName][] = [
   ["flannel", "flannel-vxlan"],
 ];
 
-// 30 ms of simulated transfer: every figure is within 0.2% of a 100 ms run (measured), in a fraction of the time.
+// 30 ms of simulated transfer, in a fraction of the time of 100 ms: measured against 100 ms runs, canal is
+// 0.8% lower (18.45 against 18.59 Gbit/s) and the others within 0.15%.
 const DURATION_NS = 30_000_000;
 
 test("single-stream pod-to-pod TCP: order and every figure within 20% of the published means", () => {
