@@ -4,6 +4,7 @@
 import { DEFAULT_COST_MODEL, type CostModel } from "../metrics/index.js";
 import { queueTooSmall } from "../k8s/netunits.js";
 import { err, ok, type Result } from "../util/result.js";
+import { isSeed, MAX_SEED } from "../util/rng.js";
 import { runCell, type CellResult, type CellSpec, type Protocol, type TestPath } from "./cell.js";
 import { FLAVOURS, podMtuFor, type FlavourName } from "./flavours.js";
 
@@ -98,7 +99,7 @@ export function checkOptions(o: BenchOptions): Result<void, string> {
   if (!(o.cpuGHz > 0)) return err(`--cpu-ghz: ${o.cpuGHz} is not a clock rate`);
   if (!(o.durationNs > 0)) return err("--duration: must be positive");
   // The Cluster file's spec.seed range: the cells' cluster files carry the seed.
-  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) return err(`--seed: ${o.seed} is not a seed between 0 and 4294967295`);
+  if (!isSeed(o.seed)) return err(`--seed: ${o.seed} is not a seed between 0 and ${MAX_SEED}`);
   if (o.queueBytes !== null) {
     // Checked per host MTU here, as the cells' Cluster files would be, so the flag is named.
     if (!Number.isSafeInteger(o.queueBytes) || o.queueBytes < 0) return err(`--queue: ${o.queueBytes} is not a number of bytes`);

@@ -1,6 +1,14 @@
 // Seeded pseudo-random numbers for the model (never Math.random): xoshiro128** on 32-bit state,
 // seeded through splitmix32 so that nearby seeds give unrelated streams.
 
+/** Largest seed: the generator takes 32 bits, so a larger or negative seed would alias a smaller one. */
+export const MAX_SEED = 0xffffffff;
+
+/** Whether n is a seed the generator takes as given (an integer 0..MAX_SEED). */
+export function isSeed(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= MAX_SEED;
+}
+
 export class SeededRng {
   private s0: number;
   private s1: number;

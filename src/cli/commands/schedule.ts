@@ -14,7 +14,7 @@ import {
   textReport,
   type SchedulerConfiguration,
 } from "../../scheduler/index.js";
-import { SeededRng } from "../../util/rng.js";
+import { isSeed, MAX_SEED, SeededRng } from "../../util/rng.js";
 import { ExitCode, type CliCommand, type CliContext, type ExitCodeValue } from "../command.js";
 
 type ScheduleOptions = { filename: string[]; explain?: boolean; output: string; config?: string; kubernetesVersion?: string; seed?: string; namespace: string };
@@ -45,8 +45,8 @@ async function schedule(options: ScheduleOptions, ctx: CliContext): Promise<Exit
   }
   const seed = options.seed === undefined ? undefined : Number(options.seed);
   // The Cluster file's spec.seed range: the RNG takes 32 bits, so -1 would act as 4294967295.
-  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-    await ctx.err.line(`cnisim: --seed ${options.seed}: must be an integer between 0 and 4294967295`);
+  if (seed !== undefined && !isSeed(seed)) {
+    await ctx.err.line(`cnisim: --seed ${options.seed}: must be an integer between 0 and ${MAX_SEED}`);
     return ExitCode.USAGE;
   }
   const loaded = await loadFiles(options.filename, { namespace: options.namespace });

@@ -4,6 +4,7 @@ import { checkDns1123Label, checkDns1123Subdomain } from "../names.js";
 import { nodeResourceList, taint } from "./cluster-objects.js";
 import { labelMap, objectMeta, typeMeta } from "./meta.js";
 import { bool, int, intOrString, list, obj, oneOf, opaque, str } from "./shape.js";
+import { MAX_SEED } from "../../util/rng.js";
 
 const clusterNode = obj(
   {
@@ -43,7 +44,7 @@ const spec = obj(
     ),
     serviceCIDR: str(),
     kubeProxy: obj({ mode: str(), clusterCIDR: str(), nodePortRange: str() }),
-    seed: int(0, 4294967295),
+    seed: int(0, MAX_SEED),
     // Cluster add-ons kubeadm installs: dns (CoreDNS behind kube-system/kube-dns), default true.
     addons: obj({ dns: bool }),
     // CPU cost model overrides; the metrics layer validates them (src/metrics/cost-config.ts).
