@@ -25,6 +25,7 @@ export class Frame {
    * previous packet's last walk: a flow's packets often follow each other), or null; see WalkRecord.next.
    */
   lastRecord: WalkRecord | null = null;
+  /** The packet while a table walk runs (the targets read it), else null: hot paths pass it as an argument. */
   skb: SkBuff | null = null;
   inDev: NetDevice | null = null;
   outDev: NetDevice | null = null;

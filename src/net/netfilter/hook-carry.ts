@@ -8,8 +8,8 @@
 // - the caller says the run continues the packet's previous hook (the stack's own FORWARD and INPUT
 //   after PREROUTING, POSTROUTING after FORWARD/OUTPUT: nothing but the TTL changes in between);
 // - the previous hook of this netfilter, at this depth, was the run just before (no other packet ran
-//   in between: any run, nested ones included, moves the run count), for the same SkBuff with the same
-//   buffer, head, tail and conntrack attachment, and ended in ACCEPT;
+//   in between: any run, nested ones included, moves the run count), for the same packet (ledger id)
+//   with the same head, tail and conntrack attachment, and ended in ACCEPT;
 // - that hook ran no target (a PROGRAM may write the packet, a NAT target edits the entry), translated
 //   no ICMP error and bound or confirmed no entry (its status changed after it was loaded).
 // A NAT rewrite of the packet re-parses it (Netfilter.rewritten), so the carried headers stay current.
@@ -17,8 +17,13 @@
 import type { SkBuff } from "../../skb/skbuff.js";
 
 export class HookCarry {
-  private skb: SkBuff | null = null;
-  private data: Uint8Array | null = null;
+  /**
+   * The packet's ledger id, not the SkBuff: the carry lives as long as its netfilter and packets are
+   * young, so keeping the object would take the write barrier's slow path at every hook. Ids are unique
+   * among live packets, and the only writers of skb.data (push growing the headroom, consumeSkb)
+   * move its tail, so the same id, head and tail mean the same buffer.
+   */
+  private id = -1;
   private head = 0;
   private tail = 0;
   private ctEntry = 0;
@@ -28,8 +33,7 @@ export class HookCarry {
 
   /** The run numbered `run` ended in ACCEPT for skb with its headers and conntrack facts current. */
   keep(skb: SkBuff, run: number): void {
-    this.skb = skb;
-    this.data = skb.data;
+    this.id = skb.id;
     this.head = skb.head;
     this.tail = skb.tail;
     this.ctEntry = skb.ctEntry;
@@ -41,8 +45,7 @@ export class HookCarry {
   holds(skb: SkBuff, run: number): boolean {
     return (
       this.run === run - 1 &&
-      this.skb === skb &&
-      this.data === skb.data &&
+      this.id === skb.id &&
       this.head === skb.head &&
       this.tail === skb.tail &&
       this.ctEntry === skb.ctEntry &&

@@ -166,7 +166,8 @@ export class Netfilter {
     const run = ++this.runs;
     this.depth++;
     try {
-      f.skb = skb;
+      // The packet is passed along, not kept in the frame: the frame is old and the packet young, so
+      // each such store would take the write barrier's slow path. Only a full walk keeps it (walk()).
       f.inDev = inDev;
       f.outDev = outDev;
       f.hook = hook;
@@ -174,29 +175,27 @@ export class Netfilter {
       f.clean = true;
       const carried = continued && f.carry.holds(skb, run);
       if (carried) f.h.ttl = skb.data[skb.head + 8]!;
-      else if (!this.parse(f)) return NfVerdict.ACCEPT;
-      f.ctx.skb = skb;
-      const v = this.runHook(f, tracking, carried);
+      else if (!this.parse(f, skb)) return NfVerdict.ACCEPT;
+      const v = this.runHook(f, skb, tracking, carried);
       if (v === NfVerdict.ACCEPT && f.clean) f.carry.keep(skb, run);
       return v;
     } finally {
       this.depth--;
-      f.skb = null;
     }
   }
 
   /** The hook's body; carried: the frame still holds the packet's conntrack facts from its previous hook. */
-  private runHook(f: Frame, tracking: boolean, carried: boolean): number {
+  private runHook(f: Frame, skb: SkBuff, tracking: boolean, carried: boolean): number {
     switch (f.hook) {
       case NfHook.PREROUTING:
       case NfHook.OUTPUT:
-        return this.runEntryHook(f, tracking);
+        return this.runEntryHook(f, skb, tracking);
       case NfHook.INPUT:
-        return this.runSteps(f, this.mangleFilter, true, true, carried);
+        return this.runSteps(f, skb, this.mangleFilter, true, true, carried);
       case NfHook.FORWARD:
-        return this.runSteps(f, this.mangleFilter, false, false, carried);
+        return this.runSteps(f, skb, this.mangleFilter, false, false, carried);
       case NfHook.POSTROUTING:
-        return this.runSteps(f, this.mangleOnly, true, true, carried);
+        return this.runSteps(f, skb, this.mangleOnly, true, true, carried);
       default:
         return NfVerdict.ACCEPT;
     }
@@ -221,79 +220,74 @@ export class Netfilter {
 
   // ---- hook bodies ------------------------------------------------------------------------
 
-  private parse(f: Frame): boolean {
-    const skb = f.skb!;
+  private parse(f: Frame, skb: SkBuff): boolean {
     const h = f.h;
     parseIp(skb.data, skb.head, skb.tail, h);
     if (h.ipVersion !== 4) return false;
     const ctx = f.ctx;
-    ctx.bytes = skb.data;
     ctx.h = h;
     ctx.length = h.ipTotalLen;
     return true;
   }
 
   /** PREROUTING / OUTPUT: raw, conntrack, mangle, DNAT, and filter for OUTPUT. */
-  private runEntryHook(f: Frame, tracking: boolean): number {
-    const skb = f.skb!;
+  private runEntryHook(f: Frame, skb: SkBuff, tracking: boolean): number {
     const hook = f.hook;
-    const keep = this.keepsAttached(f);
+    const keep = this.keepsAttached(f, skb);
     if (!keep) {
       skb.ctState = 0;
       skb.ctEntry = -1;
     }
-    this.loadCt(f);
+    this.loadCt(f, skb);
     const t = this.tables;
-    let v = this.runTable(f, t.raw);
+    let v = this.runTable(f, skb, t.raw);
     if (v !== NfVerdict.ACCEPT) return v;
     if (tracking && !keep && (skb.ctState & CtState.UNTRACKED) === 0) {
       const r = conntrackIn(this.conntrack, skb, skb.data, f.h, hook === NfHook.PREROUTING, this.tag * TAG_UNIT, this.fragments);
-      if (r === CtInResult.TABLE_FULL) return this.drop(f, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:table-full");
+      if (r === CtInResult.TABLE_FULL) return this.drop(f, skb, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:table-full");
     }
     skb.ctState &= ~CtState.ATTACHED;
-    this.loadCt(f);
-    v = this.runTable(f, t.mangle);
+    this.loadCt(f, skb);
+    v = this.runTable(f, skb, t.mangle);
     if (v !== NfVerdict.ACCEPT) return v;
-    v = this.natHook(f);
+    v = this.natHook(f, skb);
     if (v !== NfVerdict.ACCEPT) return v;
-    if (hook === NfHook.OUTPUT) return this.runTable(f, t.filter);
+    if (hook === NfHook.OUTPUT) return this.runTable(f, skb, t.filter);
     return NfVerdict.ACCEPT;
   }
 
   /** INPUT / FORWARD / POSTROUTING: the given tables, then SNAT and confirm where the kernel does them. */
-  private runSteps(f: Frame, tables: readonly NfTable[], nat: boolean, confirm: boolean, carried: boolean): number {
-    if (!carried) this.loadCt(f);
+  private runSteps(f: Frame, skb: SkBuff, tables: readonly NfTable[], nat: boolean, confirm: boolean, carried: boolean): number {
+    if (!carried) this.loadCt(f, skb);
     for (let k = 0; k < tables.length; k++) {
-      const v = this.runTable(f, tables[k]!);
+      const v = this.runTable(f, skb, tables[k]!);
       if (v !== NfVerdict.ACCEPT) return v;
     }
     if (nat) {
-      const v = this.natHook(f);
+      const v = this.natHook(f, skb);
       if (v !== NfVerdict.ACCEPT) return v;
     }
-    if (confirm) return this.confirm(f);
+    if (confirm) return this.confirm(f, skb);
     return NfVerdict.ACCEPT;
   }
 
   /** A packet keeps the entry it carries when it was attached here (REJECT reply, ICMP error) or loops back locally. */
-  private keepsAttached(f: Frame): boolean {
-    const skb = f.skb!;
+  private keepsAttached(f: Frame, skb: SkBuff): boolean {
     if (this.entryOf(skb) < 0 && (skb.ctState & CtState.UNTRACKED) === 0) return false;
     if (skb.ctState & CtState.ATTACHED) return true;
     if (f.hook === NfHook.PREROUTING) return f.inDev === null || f.inDev.kind === DeviceKind.LOOPBACK;
     return false;
   }
 
-  private loadCt(f: Frame): void {
+  private loadCt(f: Frame, skb: SkBuff): void {
     const ctx = f.ctx;
-    const skb = f.skb!;
     const i = this.entryOf(skb);
     ctx.ctIndex = i;
     ctx.ctStatus = i >= 0 ? this.conntrack.table.status(i) : 0;
     ctx.ctDir = skb.ctState & CtState.REPLY ? 1 : 0;
   }
 
-  private runTable(f: Frame, table: NfTable): number {
+  private runTable(f: Frame, skb: SkBuff, table: NfTable): number {
     table.knowHooks();
     const bit = 1 << f.hook;
     if ((table.walkHooks & bit) === 0) {
@@ -306,60 +300,69 @@ export class Netfilter {
     }
     f.table = table;
     table.traversals++;
-    if (!this.replayWalks) return this.finish(f, this.walk(f, table, null));
+    if (!this.replayWalks) return this.finish(f, skb, this.walk(f, skb, table, null));
     const memo = table.walkMemo;
-    this.fillWalkKey(f);
+    this.fillWalkKey(f, skb);
     const prev = f.lastRecord;
     const known = memo.findAfter(prev, f.key, table.generation);
     if (known !== null) {
       f.lastRecord = known;
-      if (!known.replayable) return this.finish(f, this.walk(f, table, null));
+      if (!known.replayable) return this.finish(f, skb, this.walk(f, skb, table, null));
       if (known.programsCurrent()) {
         memo.hits++;
-        return this.replay(f, table, known);
+        return this.replay(f, skb, table, known);
       }
     }
-    return this.walkAndRemember(f, table, prev);
+    return this.walkAndRemember(f, skb, table, prev);
   }
 
   /** A walk with no replayable record: run in full and remembered (linked from the packet's previous walk). */
-  private walkAndRemember(f: Frame, table: NfTable, prev: WalkRecord | null): number {
+  private walkAndRemember(f: Frame, skb: SkBuff, table: NfTable, prev: WalkRecord | null): number {
     const memo = table.walkMemo;
     const rec = f.rec;
     rec.reset();
     const rulesBefore = table.rulesEvaluated;
     const matchesBefore = table.matchesEvaluated;
-    const v = this.walk(f, table, rec);
+    const v = this.walk(f, skb, table, rec);
     let record: WalkRecord | null = null;
     if (!rec.replayable) record = new WalkRecord(f.key, table.generation, false, rec, 0, 0, 0);
     else if (v === NfVerdict.ACCEPT) {
       const rules = table.rulesEvaluated - rulesBefore;
       const matches = table.matchesEvaluated - matchesBefore;
-      record = new WalkRecord(f.key, table.generation, true, rec, rules, matches, f.skb!.mark);
+      record = new WalkRecord(f.key, table.generation, true, rec, rules, matches, skb.mark);
     }
     if (record !== null) {
       memo.store(f.key, f.key.hash(), record);
       if (prev !== null) prev.next = record;
     }
     f.lastRecord = record;
-    return this.finish(f, v);
+    return this.finish(f, skb, v);
   }
 
-  /** Matches table's rules for the frame's packet; the interface names and the clock the matches read are filled only here (replays need neither). */
-  private walk(f: Frame, table: NfTable, rec: WalkRecorder | null): number {
+  /**
+   * Matches table's rules for the packet; the packet (for the matches and targets), the interface
+   * names and the clock the matches read are filled only here (replays need none of them).
+   */
+  private walk(f: Frame, skb: SkBuff, table: NfTable, rec: WalkRecorder | null): number {
     const ctx = f.ctx;
+    f.skb = skb;
+    ctx.skb = skb;
     ctx.inName = f.inDev?.name ?? "";
     ctx.outName = f.outDev?.name ?? "";
     this.env.now = this.sim.now;
-    return f.trav.run(table, f.hook, ctx, this.env, f.exec, rec);
+    try {
+      return f.trav.run(table, f.hook, ctx, this.env, f.exec, rec);
+    } finally {
+      f.skb = null;
+      ctx.skb = null;
+    }
   }
 
   /** Fills the frame's walk key from the packet and its conntrack facts. */
-  private fillWalkKey(f: Frame): void {
+  private fillWalkKey(f: Frame, skb: SkBuff): void {
     const key = f.key;
     const h = f.h;
     const ctx = f.ctx;
-    const skb = f.skb!;
     // As int32 (the same bits; the hash reads them so anyway): V8 keeps them unboxed in the records.
     key.src = h.src4 | 0;
     key.dst = h.dst4 | 0;
@@ -381,32 +384,31 @@ export class Netfilter {
   }
 
   /** Repeats a remembered accepting walk's effects: counters (deferred), evaluation tallies, the mark. */
-  private replay(f: Frame, table: NfTable, known: WalkRecord): number {
+  private replay(f: Frame, skb: SkBuff, table: NfTable, known: WalkRecord): number {
     table.deferred.replayed(known, f.ctx.length);
     table.rulesEvaluated += known.rulesEvaluated;
     table.matchesEvaluated += known.matchesEvaluated;
-    f.skb!.mark = known.markOut;
+    skb.mark = known.markOut;
     return NfVerdict.ACCEPT;
   }
 
   /** Turns a traversal verdict into the hook's result: records drops, sends REJECT replies. */
-  private finish(f: Frame, v: number): number {
+  private finish(f: Frame, skb: SkBuff, v: number): number {
     if (v === NfVerdict.ACCEPT) return v;
     const trav = f.trav;
     const table = f.table!.name;
     if (v === NfVerdict.STOLEN && trav.rule?.target === TargetKind.REJECT) {
       const reply = f.reply;
-      if (reply !== null) this.sendReply(f, reply);
-      return this.drop(f, DropReason.HOST_STACK_REJECT, siteOf(table, trav.chain, trav.position, trav.rule), NfVerdict.STOLEN);
+      if (reply !== null) this.sendReply(skb, reply);
+      return this.drop(f, skb, DropReason.HOST_STACK_REJECT, siteOf(table, trav.chain, trav.position, trav.rule), NfVerdict.STOLEN);
     }
     if (v === NfVerdict.STOLEN) return v;
-    if (f.dropSite !== "") return this.drop(f, f.dropReason, f.dropSite);
-    return this.drop(f, DropReason.NETFILTER_DROP, siteOf(table, trav.chain, trav.position, trav.rule));
+    if (f.dropSite !== "") return this.drop(f, skb, f.dropReason, f.dropSite);
+    return this.drop(f, skb, DropReason.NETFILTER_DROP, siteOf(table, trav.chain, trav.position, trav.rule));
   }
 
   /** Records the drop once and releases an entry only this packet was creating. */
-  private drop(f: Frame, reason: number, site: string, verdict: number = NfVerdict.DROP): number {
-    const skb = f.skb!;
+  private drop(f: Frame, skb: SkBuff, reason: number, site: string, verdict: number = NfVerdict.DROP): number {
     const world = this.host.world;
     const dev = this.hookDevice(f);
     const explanation = f.dropExplanation;
@@ -431,18 +433,17 @@ export class Netfilter {
   }
 
   /** Sends REJECT's answer from this namespace, attached to the rejected packet's connection. */
-  private sendReply(f: Frame, bytes: Uint8Array): void {
+  private sendReply(rejected: SkBuff, bytes: Uint8Array): void {
     const world = this.host.world;
     const reply = SkBuff.fromBytes(world.ledger.admit(), bytes);
-    this.attachRelated(reply, f.skb!);
+    this.attachRelated(reply, rejected);
     this.host.outputIp(reply);
   }
 
   // ---- NAT hook and confirm ---------------------------------------------------------------
 
   /** nf_nat_ipv4_fn + nf_nat_inet_fn for the current hook. */
-  private natHook(f: Frame): number {
-    const skb = f.skb!;
+  private natHook(f: Frame, skb: SkBuff): number {
     const i = f.ctx.ctIndex;
     if (i < 0 || skb.ctState & CtState.UNTRACKED) return NfVerdict.ACCEPT;
     const hook = f.hook;
@@ -452,30 +453,30 @@ export class Netfilter {
     if (skb.ctState & CtState.RELATED && h.ipProto === 1 && h.fragOffset === 0) {
       f.clean = false;
       const applies = this.nat.applies(i, dir, manip);
-      if (applies) this.snapshot(f);
+      if (applies) this.snapshot(f, skb);
       if (!this.nat.translateError(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen)) {
-        return this.drop(f, DropReason.INVALID_PACKET, "netfilter/nat:icmp-error");
+        return this.drop(f, skb, DropReason.INVALID_PACKET, "netfilter/nat:icmp-error");
       }
-      if (applies) this.rewritten(f, manip);
+      if (applies) this.rewritten(f, skb, manip);
       return NfVerdict.ACCEPT;
     }
     if (skb.ctState & (CtState.NEW | CtState.RELATED) && !this.nat.initialized(i, manip)) {
       // First packet of the connection at this manip: the nat table decides, else a null binding.
       f.clean = false;
-      const v = this.runTable(f, this.tables.nat);
+      const v = this.runTable(f, skb, this.tables.nat);
       if (v !== NfVerdict.ACCEPT) return v;
       if (!this.nat.initialized(i, manip)) this.nat.nullBinding(i, manip);
-      this.loadCt(f);
+      this.loadCt(f, skb);
     } else if (this.oifChanged(f, i, dir)) {
       this.conntrack.kill(i);
-      return this.drop(f, DropReason.NAT_NO_MAPPING, "netfilter/nat:masquerade-oif-changed");
+      return this.drop(f, skb, DropReason.NAT_NO_MAPPING, "netfilter/nat:masquerade-oif-changed");
     }
     if (!this.nat.applies(i, dir, manip)) return NfVerdict.ACCEPT;
-    this.snapshot(f);
+    this.snapshot(f, skb);
     if (!this.nat.apply(i, dir, manip, skb.data, skb.head, skb.head + h.ipTotalLen, h.fragOffset === 0)) {
-      return this.drop(f, DropReason.WRITE_ERROR, "netfilter/nat:rewrite");
+      return this.drop(f, skb, DropReason.WRITE_ERROR, "netfilter/nat:rewrite");
     }
-    this.rewritten(f, manip);
+    this.rewritten(f, skb, manip);
     return NfVerdict.ACCEPT;
   }
 
@@ -486,21 +487,19 @@ export class Netfilter {
     return masq !== 0 && f.outDev !== null && masq !== f.outDev.ifindex;
   }
 
-  private confirm(f: Frame): number {
-    const skb = f.skb!;
+  private confirm(f: Frame, skb: SkBuff): number {
     const i = this.entryOf(skb);
     if (i < 0 || skb.ctState & CtState.REPLY) return NfVerdict.ACCEPT;
     const t = this.conntrack.table;
     if (t.confirmed(i) || t.status(i) & Ips.DYING) return NfVerdict.ACCEPT;
     f.clean = false;
-    if (!this.conntrack.confirm(i)) return this.drop(f, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:insert-failed");
+    if (!this.conntrack.confirm(i)) return this.drop(f, skb, DropReason.CT_CREATE_FAILED, "netfilter/conntrack:insert-failed");
     return NfVerdict.ACCEPT;
   }
 
   /** Remembers the tuple before the packet's first NAT rewrite (skb.orig*). */
-  private snapshot(f: Frame): void {
+  private snapshot(f: Frame, skb: SkBuff): void {
     const h = f.h;
-    const skb = f.skb!;
     if (skb.natApplied !== 0) return;
     skb.origSrc = h.src4;
     skb.origDst = h.dst4;
@@ -509,15 +508,14 @@ export class Netfilter {
   }
 
   /** After a rewrite: marks the packet, re-reads its headers and leaves a hop note for tracing. */
-  private rewritten(f: Frame, manip: number): void {
-    const skb = f.skb!;
+  private rewritten(f: Frame, skb: SkBuff, manip: number): void {
     const h = f.h;
     const oldSrc = h.src4;
     const oldDst = h.dst4;
     const oldSport = h.srcPort;
     const oldDport = h.dstPort;
     const oldId = h.icmpId;
-    this.parse(f);
+    this.parse(f, skb);
     const changed = oldSrc !== h.src4 || oldDst !== h.dst4 || oldSport !== h.srcPort || oldDport !== h.dstPort || oldId !== h.icmpId;
     if (!changed) return;
     skb.natApplied |= manip === NatManip.SRC ? NatApplied.SNAT : NatApplied.DNAT;

@@ -13,7 +13,6 @@ import { M, type NfRule } from "./rule.js";
 
 /** Per-packet facts the matches read; one instance per traversal depth, refilled for each packet. */
 export class MatchContext {
-  bytes: Uint8Array = new Uint8Array(0);
   h: ParsedHeaders | null = null;
   skb: SkBuff | null = null;
   inName = "";
