@@ -7,9 +7,15 @@ import { read16 } from "../../../wire/bytes.js";
 import { l4ChecksumGood } from "../../../skb/l4-checksum.js";
 import type { SkBuff } from "../../../skb/skbuff.js";
 import type { Conntrack } from "./conntrack.js";
-import { G, Ips } from "./table.js";
-import { CtVerdict } from "./tcp.js";
+import { G as GImport, Ips as IpsImport } from "./table.js";
+import { CtVerdict as CtVerdictImport } from "./tcp.js";
 import { NS_PER_SECOND } from "./timeouts.js";
+
+// Imported constant objects read through module constants: V8 folds their members into the code
+// (a read through an import binding checks the binding and the object's shape at every use).
+const G = GImport;
+const Ips = IpsImport;
+const CtVerdict = CtVerdictImport;
 
 /** udp_error: truncated/malformed header or (at PREROUTING) a bad non-zero checksum. */
 export function udpError(skb: SkBuff, bytes: Uint8Array, h: ParsedHeaders, verifyChecksum: boolean): boolean {

@@ -4,15 +4,23 @@
 
 import type { SkBuff } from "../../../skb/skbuff.js";
 import type { ParsedHeaders } from "../../../wire/headers.js";
-import { ParseStatus } from "../../../wire/headers.js";
+import { ParseStatus as ParseStatusImport } from "../../../wire/headers.js";
 import { read16, read32 } from "../../../wire/bytes.js";
 import { verifyChecksum } from "../../../wire/checksum.js";
-import { CtState } from "../ct-state.js";
+import { CtState as CtStateImport } from "../ct-state.js";
 import { IPPROTO_ICMP, IPPROTO_SCTP, IPPROTO_TCP, IPPROTO_UDP, invertPorts, packPorts, type Conntrack } from "./conntrack.js";
 import type { FragmentMemory } from "./fragments.js";
-import { F, Ips, ROW_WORDS } from "./table.js";
-import { CtVerdict, tcpPacket } from "./tcp.js";
+import { F as FImport, Ips as IpsImport, ROW_WORDS } from "./table.js";
+import { CtVerdict as CtVerdictImport, tcpPacket } from "./tcp.js";
 import { genericPacket, grePacket, icmpIsError, icmpPacket, NR_ICMP_TYPES, udpPacket } from "./l4.js";
+
+// Imported constant objects read through module constants: V8 folds their members into the code
+// (a read through an import binding checks the binding and the object's shape at every use).
+const ParseStatus = ParseStatusImport;
+const CtState = CtStateImport;
+const F = FImport;
+const Ips = IpsImport;
+const CtVerdict = CtVerdictImport;
 
 const IPPROTO_GRE = 47;
 

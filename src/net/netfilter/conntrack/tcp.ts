@@ -7,9 +7,19 @@ import { l4ChecksumGood } from "../../../skb/l4-checksum.js";
 import type { SkBuff } from "../../../skb/skbuff.js";
 import { read32 } from "../../../wire/bytes.js";
 import type { Conntrack } from "./conntrack.js";
-import { CtDir, F, G, Ips, ROW_WORDS, TD_END, TD_MAXACK, TD_MAXEND, TD_MAXWIN, TD_SCALE_FLAGS } from "./table.js";
-import { TcpCt, TcpFlagBit, TcpIndex, tcpIndex, tcpNextState } from "./tcp-states.js";
+import { CtDir as CtDirImport, F as FImport, G as GImport, Ips as IpsImport, ROW_WORDS, TD_END, TD_MAXACK, TD_MAXEND, TD_MAXWIN, TD_SCALE_FLAGS } from "./table.js";
+import { TcpCt as TcpCtImport, TcpFlagBit as TcpFlagBitImport, TcpIndex as TcpIndexImport, tcpIndex, tcpNextState } from "./tcp-states.js";
 import type { CtTimeouts } from "./timeouts.js";
+
+// Imported constant objects read through module constants: V8 folds their members into the code
+// (a read through an import binding checks the binding and the object's shape at every use).
+const CtDir = CtDirImport;
+const F = FImport;
+const G = GImport;
+const Ips = IpsImport;
+const TcpCt = TcpCtImport;
+const TcpFlagBit = TcpFlagBitImport;
+const TcpIndex = TcpIndexImport;
 
 /** Tracker results: ACCEPT, INVALID (-NF_ACCEPT: no ct for this packet), REPEAT (entry killed, look up again). */
 export const CtVerdict = { DROP: 0, ACCEPT: 1, INVALID: -1, REPEAT: -2 } as const;
