@@ -136,6 +136,19 @@ test("another packet's hook in between stops the carry", () => {
   assert.equal(r.nf.run(NfHook.FORWARD, other, r.lan, r.wan, true), NfVerdict.ACCEPT);
 });
 
+test("the carry belongs to the packet (its ledger id): another packet with the same offsets and entry parses again", () => {
+  const r = router();
+  rules(r.nf);
+  established(r);
+  const first = r.host.packet(tcpSeg("10.0.1.2", 1500, "10.0.2.2", 80, TCP.ACK, { seq: 1, ack: 1 }));
+  assert.equal(r.nf.run(NfHook.PREROUTING, first, r.lan, null), NfVerdict.ACCEPT);
+  // Same head, tail, conntrack entry and state as the packet the carry was kept for; only the id differs.
+  const copy = first.clone(r.host.world.ledger.admit());
+  assert.deepEqual([copy.head, copy.tail, copy.ctEntry, copy.ctState], [first.head, first.tail, first.ctEntry, first.ctState]);
+  setFin(copy);
+  assert.equal(r.nf.run(NfHook.FORWARD, copy, r.lan, r.wan, true), NfVerdict.DROP, "FORWARD parsed the copy and saw its FIN");
+});
+
 test("a hook that confirmed the entry or bound NAT keeps no carry (the entry's status changed)", () => {
   const r = router();
   rules(r.nf);
