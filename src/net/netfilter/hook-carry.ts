@@ -18,10 +18,10 @@ import type { SkBuff } from "../../skb/skbuff.js";
 
 export class HookCarry {
   /**
-   * The packet's ledger id, not the SkBuff: the carry lives as long as its netfilter and packets are
-   * young, so keeping the object would take the write barrier's slow path at every hook. Ids are unique
-   * among live packets, and the only writers of skb.data (push growing the headroom, consumeSkb)
-   * move its tail, so the same id, head and tail mean the same buffer.
+   * The packet's ledger id, not the SkBuff: the carry is long-lived and packets are young, so keeping
+   * the object would take the write barrier's slow path at every hook. Every packet that runs hooks has
+   * its own ledger id, and the only writers of skb.data (push growing the headroom, consumeSkb) move
+   * its tail, so the same id, head and tail mean the same buffer.
    */
   private id = -1;
   private head = 0;
