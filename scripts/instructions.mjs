@@ -13,7 +13,7 @@
 // Needs valgrind (apt install valgrind). Each run takes 1-5 minutes; two run at once.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -77,8 +77,8 @@ function measure(dist, duration) {
 
 /** V8's perf map of the run (address, size, name per compiled function), sorted by address. */
 function perfMap(dir, pid) {
-  const file = readdirSync("/tmp").includes(`perf-${pid}.map`) ? `/tmp/perf-${pid}.map` : null;
-  if (file === null) throw new Error(`instructions: no /tmp/perf-${pid}.map from node --perf-basic-prof (run in ${dir})`);
+  const file = `/tmp/perf-${pid}.map`;
+  if (!existsSync(file)) throw new Error(`instructions: no /tmp/perf-${pid}.map from node --perf-basic-prof (run in ${dir})`);
   const rows = [];
   for (const line of readFileSync(file, "utf8").split("\n")) {
     const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);

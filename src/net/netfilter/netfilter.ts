@@ -3,13 +3,13 @@
 // last), NAT bindings made only for a connection's first packet and applied to every later one, and
 // every drop recorded once through world.drop with its reason and the deciding table/chain/rule.
 
-import { DropReason as DropReasonImport } from "../../../datapath/reasons.js";
-import { NatApplied as NatAppliedImport, SkBuff } from "../../skb/skbuff.js";
+import { DropReason } from "../../../datapath/reasons.js";
+import { NatApplied, SkBuff } from "../../skb/skbuff.js";
 import type { Simulator } from "../../engine/simulator.js";
 import type { SeededRng } from "../../util/rng.js";
 import { formatIPv4 } from "../../util/ip.js";
 import { parseIp } from "../../wire/headers.js";
-import { DeviceKind as DeviceKindImport, type NetDevice } from "../device.js";
+import { DeviceKind, type NetDevice } from "../device.js";
 import type { NetWorld } from "../world.js";
 import { Conntrack } from "./conntrack/conntrack.js";
 import { FragmentMemory } from "./conntrack/fragments.js";
@@ -22,17 +22,15 @@ import { hookManip, NatManip as NatManipImport, NF_HOOK_NAMES, NfHook as NfHookI
 import type { NetfilterHost } from "./host.js";
 import { NatEngine } from "./nat/engine.js";
 import { RecentTables } from "./table/recent.js";
-import { M as MImport, TargetKind as TargetKindImport } from "./table/rule.js";
+import { M, TargetKind } from "./table/rule.js";
 import { formatTableSave } from "./table/format.js";
 import { NfTable } from "./table/table.js";
 import { WalkRecord, type WalkRecorder } from "./table/walk-memo.js";
 import { TargetRunner } from "./targets.js";
 
-// Imported constant objects read through module constants: V8 folds their members into the code
-// (a read through an import binding checks the binding and the object's shape at every use).
-const DropReason = DropReasonImport;
-const NatApplied = NatAppliedImport;
-const DeviceKind = DeviceKindImport;
+// Imported constant objects the per-packet path reads go through module constants: V8 folds their
+// members into the code (a read through an import binding checks the binding and the object's shape
+// at every use). Cold paths (drops, rule facts) read the imports directly.
 const CtInResult = CtInResultImport;
 const F = FImport;
 const Ips = IpsImport;
@@ -40,8 +38,6 @@ const CtState = CtStateImport;
 const NatManip = NatManipImport;
 const NfHook = NfHookImport;
 const NfVerdict = NfVerdictImport;
-const M = MImport;
-const TargetKind = TargetKindImport;
 
 /** "auto": conntrack runs once some rule needs it (NAT, ctstate, NOTRACK) or the nat table is used, as the kernel registers it per namespace on demand. */
 export type ConntrackMode = "auto" | "on" | "off";
